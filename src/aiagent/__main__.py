@@ -1,0 +1,3 @@
+from aiagent.cli import main
+
+main()

@@ -1,0 +1,92 @@
+"""``aiagent [--headless] --prompt …``: turn flags into settings, build the agent, run it."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from aiagent.config.settings import ConfigError, Settings
+
+EXIT_USAGE = 2
+STDIN_LIMIT = 8 * 1024 * 1024
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> int:
+    click.echo(f"aiagent: error: {message}", err=True)
+    return code
+
+
+def flags_layer(options: dict[str, Any]) -> dict[str, Any]:
+    """The command-line layer of the settings, shaped like config.toml."""
+    from aiagent.cli import parse_duration
+
+    layer: dict[str, Any] = {"provider": {}, "agent": {}}
+    if options.get("provider"):
+        layer["provider"]["default"] = options["provider"]
+    if options.get("model"):
+        layer["provider"]["model"] = options["model"]
+    if options.get("max_turns"):
+        layer["agent"]["max_turns"] = options["max_turns"]
+    if options.get("timeout") is not None:
+        try:
+            layer["agent"]["timeout"] = parse_duration(options["timeout"])
+        except click.BadParameter as exc:
+            raise ConfigError(f"--timeout: {exc.message}") from None
+    if options.get("tools_csv") is not None:
+        layer["agent"]["tools"] = [t.strip() for t in options["tools_csv"].split(",") if t.strip()]
+    return {k: v for k, v in layer.items() if v}
+
+
+def read_prompt(options: dict[str, Any], cwd: Path) -> str:
+    parts: list[str] = []
+    if options.get("prompt"):
+        parts.append(options["prompt"])
+    if options.get("prompt_file"):
+        path = Path(options["prompt_file"])
+        path = path if path.is_absolute() else cwd / path
+        try:
+            parts.append(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError as exc:
+            raise ConfigError(f"--file {path}: {exc.strerror}") from None
+    piped = _read_stdin()
+    if piped:
+        parts.append(piped if not parts else f"<stdin>\n{piped}\n</stdin>")
+    return "\n\n".join(p.strip("\n") for p in parts if p.strip())
+
+
+def _read_stdin() -> str:
+    """Piped or redirected stdin (a FIFO or a file); never a terminal or /dev/null."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return ""
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        return ""
+    data = sys.stdin.buffer.read(STDIN_LIMIT)
+    return data.decode("utf-8", errors="replace")
+
+
+def run_agent(options: dict[str, Any]) -> int:
+    cwd = Path(options.get("cwd") or os.getcwd())
+    if not cwd.is_dir():
+        return fail(f"--cwd {cwd}: no such folder")
+    try:
+        settings = Settings.load(cwd, flags_layer(options))
+        prompt = read_prompt(options, cwd)
+    except ConfigError as exc:
+        return fail(str(exc), exc.exit_code)
+    if not prompt:
+        if options.get("headless") or not sys.stdin.isatty():
+            return fail("no prompt: give --prompt \"…\", --file PATH, or pipe text on stdin")
+        return fail(
+            "interactive mode is not available in this build; "
+            'run `aiagent --headless --prompt "…"`'
+        )
+    from aiagent.ui.headless import run_headless
+
+    return run_headless(settings, prompt, options.get("output") or "text")

@@ -1,0 +1,1 @@
+"""Configuration: layered TOML settings, paths, credentials."""

@@ -1,0 +1,1 @@
+"""The agent core: messages, events, the loop, prompts and approval."""

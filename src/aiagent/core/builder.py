@@ -1,0 +1,105 @@
+"""Build an :class:`Agent` from settings: provider, tools, system prompt, policy.
+
+Every front-end (headless, TUI, web) calls :func:`build_agent`, so they all behave alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from aiagent.config import paths
+from aiagent.config.settings import ConfigError, Settings
+from aiagent.core.approval import ApprovalPolicy
+from aiagent.core.hooks import Hooks
+from aiagent.core.loop import Agent, AgentConfig
+from aiagent.core.prompt import PromptFragment, build_system_prompt, read_rules, rule_files
+from aiagent.providers import create_provider
+from aiagent.providers.base import AuthError
+from aiagent.tools.base import ToolRegistry
+
+KEY_REQUIRED_HOSTS = {"anthropic": "api.anthropic.com", "openai": "api.openai.com"}
+
+
+def expand_tool_names(names: Iterable[str], registry: ToolRegistry, source: str) -> list[str]:
+    """Expand group names (``read``, ``search``, ...) and check every name is known."""
+    try:
+        from aiagent.tools.profiles import expand_groups
+    except ImportError:  # profiles not installed in this build
+
+        def expand_groups(items: Iterable[str]) -> list[str]:
+            return list(items)
+
+    expanded = expand_groups(list(names))
+    unknown = [n for n in expanded if n not in registry]
+    if unknown:
+        known = ", ".join(registry.names())
+        raise ConfigError(f"{source}: unknown tool {unknown[0]!r} (known: {known})")
+    return list(dict.fromkeys(expanded))
+
+
+def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
+    agent = settings.agent
+    if agent.tools is not None:
+        return expand_tool_names(agent.tools, registry, "tools")
+    try:
+        from aiagent.tools.profiles import profile_tools
+    except ImportError:
+        return registry.names()
+    try:
+        names = profile_tools(agent.tool_profile)
+    except ValueError as exc:
+        raise ConfigError(f"agent.tool_profile: {exc}") from None
+    return [n for n in names if n in registry]
+
+
+def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) -> str:
+    workspace = settings.workspace
+    files = rule_files(workspace, paths.project_root(workspace), paths.config_dir(settings.env))
+    base = settings.agent.system_prompt
+    return build_system_prompt(workspace, rules=read_rules(files), fragments=fragments, base=base)
+
+
+def check_key(settings: Settings) -> None:
+    name = settings.provider_name
+    config = settings.provider_config()
+    host = KEY_REQUIRED_HOSTS.get(name)
+    if not config.api_key and host and host in config.base_url:
+        raise AuthError(
+            f"no API key for {name}: set {config.api_key_env or 'the key'} "
+            f"(or choose another provider with --provider)"
+        )
+
+
+def build_agent(
+    settings: Settings,
+    *,
+    approval: ApprovalPolicy,
+    registry: ToolRegistry | None = None,
+    hooks: Hooks | None = None,
+    workspace: Path | None = None,
+    **extra: Any,
+) -> Agent:
+    registry = registry or ToolRegistry()
+    check_key(settings)
+    provider = create_provider(settings.provider_name, settings.provider_config())
+    config = AgentConfig(
+        model=settings.model,
+        max_turns=settings.agent.max_turns,
+        timeout=settings.agent.timeout or None,
+        max_tokens=settings.max_tokens,
+        temperature=settings.get(f"provider.{settings.provider_name}.temperature"),
+        tools=offered_tools(settings, registry),
+        tool_settings=dict(settings.get("tools", {})),
+    )
+    return Agent(
+        provider,
+        registry,
+        config,
+        system_prompt=system_prompt(settings),
+        workspace=workspace or settings.workspace,
+        approval=approval,
+        hooks=hooks,
+        **extra,
+    )

@@ -1,0 +1,68 @@
+"""Hook points in the agent loop, for skills and front-ends.
+
+- ``on_conversation_start(messages)``: once, before the first request.
+- ``on_before_tool_call(call)``: may change ``call.args`` or cancel the call by returning
+  a :class:`HookVerdict` with ``cancel`` set (the reason goes to the model).
+- ``on_after_tool_result(call, result)``: may return a replacement result.
+- ``on_after_response(text)``: may return a replacement for the final answer.
+Hooks run in the order registered. A hook that raises is reported to the model as an
+error result (tool hooks) or ends the run with the message (others).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiagent.core.messages import Message
+from aiagent.tools.base import ToolResult
+
+
+@dataclass(slots=True)
+class ToolCall:
+    id: str
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class HookVerdict:
+    cancel: bool = False
+    reason: str = ""
+
+
+ConversationStartHook = Callable[[list[Message]], Awaitable[None]]
+BeforeToolHook = Callable[[ToolCall], Awaitable[HookVerdict | None]]
+AfterToolHook = Callable[[ToolCall, ToolResult], Awaitable[ToolResult | None]]
+AfterResponseHook = Callable[[str], Awaitable[str | None]]
+
+
+@dataclass(slots=True)
+class Hooks:
+    on_conversation_start: list[ConversationStartHook] = field(default_factory=list)
+    on_before_tool_call: list[BeforeToolHook] = field(default_factory=list)
+    on_after_tool_result: list[AfterToolHook] = field(default_factory=list)
+    on_after_response: list[AfterResponseHook] = field(default_factory=list)
+
+    async def conversation_start(self, messages: list[Message]) -> None:
+        for hook in self.on_conversation_start:
+            await hook(messages)
+
+    async def before_tool_call(self, call: ToolCall) -> HookVerdict | None:
+        for hook in self.on_before_tool_call:
+            verdict = await hook(call)
+            if verdict is not None and verdict.cancel:
+                return verdict
+        return None
+
+    async def after_tool_result(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        for hook in self.on_after_tool_result:
+            result = await hook(call, result) or result
+        return result
+
+    async def after_response(self, text: str) -> str:
+        for hook in self.on_after_response:
+            replaced = await hook(text)
+            text = text if replaced is None else replaced
+        return text

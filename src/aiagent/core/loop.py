@@ -1,0 +1,274 @@
+"""The agent loop: ask the model, run the tools it calls, repeat until it is done.
+
+``Agent.run`` yields :data:`AgentEvent`s. The work happens in a task that puts events on a
+queue, so a tool's live output, an approval request and the model's text all arrive in one
+ordered stream, and a timeout or cancel can stop the work at any await. Leaving the loop
+(turn limit, timeout, cancel, provider failure) is an exception that carries its reason;
+the last event is always :class:`DoneEvent`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiagent.core.approval import AllowAll, ApprovalPolicy
+from aiagent.core.conversation import Conversation
+from aiagent.core.events import (
+    AgentEvent,
+    ApprovalAnswer,
+    ApprovalRequestEvent,
+    DoneEvent,
+    ErrorEvent,
+    RetryEvent,
+    TextDeltaEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+    UsageEvent,
+)
+from aiagent.core.hooks import Hooks, ToolCall
+from aiagent.core.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from aiagent.providers.base import (
+    CompletionRequest,
+    Provider,
+    ProviderError,
+    Restart,
+    Stop,
+    TextDelta,
+    ToolUse,
+    UsageReport,
+)
+from aiagent.tools.base import ToolContext, ToolError, ToolRegistry, ToolResult, validate_args
+
+EXIT_OK, EXIT_INTERNAL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 1, 4, 130
+
+
+class RunEnded(Exception):
+    """Leaves the loop early; carries the stop reason and exit code."""
+
+    def __init__(self, stop_reason: str, exit_code: int, message: str = "") -> None:
+        super().__init__(message or stop_reason)
+        self.stop_reason = stop_reason
+        self.exit_code = exit_code
+
+
+@dataclass(slots=True)
+class AgentConfig:
+    model: str
+    max_turns: int = 50
+    timeout: float | None = None  # seconds for the whole run
+    max_tokens: int = 8192
+    temperature: float | None = None
+    tools: Collection[str] | None = None  # names offered to the model; None = registry's all
+    tool_settings: dict[str, Any] = field(default_factory=dict)
+    allow_outside_workspace: bool = False
+
+
+class Agent:
+    def __init__(
+        self,
+        provider: Provider,
+        tools: ToolRegistry,
+        config: AgentConfig,
+        *,
+        system_prompt: str = "",
+        workspace: Path | None = None,
+        approval: ApprovalPolicy | None = None,
+        hooks: Hooks | None = None,
+        conversation: Conversation | None = None,
+    ) -> None:
+        self.provider = provider
+        self.tools = tools
+        self.config = config
+        self.system_prompt = system_prompt
+        self.workspace = (workspace or Path.cwd()).resolve()
+        self.approval = approval or AllowAll()
+        self.hooks = hooks or Hooks()
+        self.conversation = conversation or Conversation()
+        self.usage = Usage()
+        self.tool_state: dict[str, Any] = {}
+        self._cancel = asyncio.Event()
+        self._worker: asyncio.Task[None] | None = None
+        self._started = False
+
+    # ---- public ----------------------------------------------------------------------
+
+    async def run(self, user_input: str) -> AsyncIterator[AgentEvent]:
+        queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
+        self._cancel.clear()
+        self._worker = asyncio.create_task(self._work(user_input, queue.put_nowait))
+        try:
+            while True:
+                event = await queue.get()
+                yield event
+                if isinstance(event, DoneEvent):
+                    return
+        finally:
+            await self._stop_worker()
+
+    def cancel(self) -> None:
+        """Stop the run in flight (Ctrl-C). The stream ends with an interrupted DoneEvent."""
+        self._cancel.set()
+        if self._worker is not None and not self._worker.done():
+            self._worker.cancel()
+
+    # ---- the loop --------------------------------------------------------------------
+
+    async def _work(self, user_input: str, emit: Callable[[AgentEvent], None]) -> None:
+        turns, answer = 0, ""
+        try:
+            async with asyncio.timeout(self.config.timeout or None):
+                self.conversation.append(Message.user(user_input))
+                if not self._started:
+                    self._started = True
+                    await self.hooks.conversation_start(self.conversation.messages)
+                while True:
+                    if turns >= self.config.max_turns:
+                        raise RunEnded("max_turns", EXIT_LIMIT)
+                    turns += 1
+                    message, stop = await self._respond(emit)
+                    self.conversation.append(message)
+                    emit(TurnEndEvent(turns, stop))
+                    answer = message.text
+                    if not message.tool_uses:
+                        answer = await self.hooks.after_response(message.text)
+                        break
+                    results = [await self._call_tool(u, emit) for u in message.tool_uses]
+                    self.conversation.append(Message("user", list(results)))
+            emit(DoneEvent("completed", answer, turns, self.usage, EXIT_OK))
+        except RunEnded as end:
+            emit(DoneEvent(end.stop_reason, answer, turns, self.usage, end.exit_code))
+        except TimeoutError:
+            emit(DoneEvent("timeout", answer, turns, self.usage, EXIT_LIMIT))
+        except asyncio.CancelledError:
+            emit(DoneEvent("interrupted", answer, turns, self.usage, EXIT_INTERRUPTED))
+        except ProviderError as exc:
+            emit(ErrorEvent(str(exc), exc.exit_code))
+            emit(DoneEvent("error", answer, turns, self.usage, exc.exit_code))
+        except Exception as exc:  # noqa: BLE001 - the stream must always end with Done
+            emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}", EXIT_INTERNAL))
+            emit(DoneEvent("error", answer, turns, self.usage, EXIT_INTERNAL))
+
+    async def _respond(self, emit: Callable[[AgentEvent], None]) -> tuple[Message, str]:
+        """Stream one model response; return the assistant message and its stop reason."""
+        request = CompletionRequest(
+            model=self.config.model,
+            system=self.system_prompt,
+            messages=self.conversation.messages,
+            tools=self.tools.specs(self.config.tools),
+            max_tokens=self.config.max_tokens,
+            temperature=self.config.temperature,
+        )
+        text: list[str] = []
+        blocks: list[Block] = []
+        stop = "end_turn"
+        async for event in self.provider.stream(request):
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+                emit(TextDeltaEvent(event.text))
+            elif isinstance(event, ToolUse):
+                _flush_text(text, blocks)
+                blocks.append(event.block)
+            elif isinstance(event, UsageReport):
+                self.usage = self.usage + event.usage
+                emit(UsageEvent(event.usage, self.usage))
+            elif isinstance(event, Stop):
+                stop = event.reason
+            elif isinstance(event, Restart):
+                text.clear()
+                blocks.clear()
+                emit(RetryEvent(event.reason, event.attempt, event.delay))
+        _flush_text(text, blocks)
+        return Message("assistant", blocks), stop
+
+    # ---- tools -----------------------------------------------------------------------
+
+    async def _call_tool(
+        self, use: ToolUseBlock, emit: Callable[[AgentEvent], None]
+    ) -> ToolResultBlock:
+        emit(ToolCallEvent(use.id, use.name, use.input))
+        call = ToolCall(use.id, use.name, dict(use.input))
+        result = await self._tool_result(call, use, emit)
+        result = await self._guard(self.hooks.after_tool_result(call, result), "a hook")
+        emit(ToolResultEvent(use.id, use.name, result.content, result.is_error))
+        return ToolResultBlock(use.id, result.content, result.is_error)
+
+    async def _tool_result(
+        self, call: ToolCall, use: ToolUseBlock, emit: Callable[[AgentEvent], None]
+    ) -> ToolResult:
+        offered = self.config.tools
+        tool = self.tools.get(call.name) if offered is None or call.name in offered else None
+        if tool is None:
+            names = ", ".join(self.tools.names() if offered is None else sorted(offered))
+            return ToolResult(f"unknown tool {call.name!r}; available tools: {names}", True)
+        if use.input_error:
+            return ToolResult(f"arguments for {call.name} are not valid: {use.input_error}", True)
+        verdict = await self.hooks.before_tool_call(call)
+        if verdict is not None:
+            return ToolResult(f"tool call cancelled: {verdict.reason}", True)
+        problem = validate_args(tool, call.args)
+        if problem:
+            return ToolResult(problem, True)
+        decision = await self.approval.decide(tool, call.args)
+        if decision.verdict == "ask":
+            answer = await self._ask(call, emit)
+            self.approval.record(tool, call.args, answer)
+            if answer == "deny":
+                return ToolResult(f"the user declined to run {call.name}", True)
+        elif decision.verdict == "deny":
+            return ToolResult(f"not allowed: {decision.reason}", True)
+        ctx = ToolContext(
+            workspace=self.workspace,
+            call_id=call.id,
+            emit=emit,
+            cancel=self._cancel,
+            settings=self.config.tool_settings,
+            state=self.tool_state,
+            allow_outside_workspace=self.config.allow_outside_workspace,
+        )
+        return await self._guard(tool.run(call.args, ctx), f"tool {call.name}")
+
+    async def _ask(self, call: ToolCall, emit: Callable[[AgentEvent], None]) -> ApprovalAnswer:
+        future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
+        what = f"{call.name} {_brief(call.args)}"
+        emit(ApprovalRequestEvent(uuid.uuid4().hex[:12], call.name, what, call.args, future=future))
+        return await future
+
+    @staticmethod
+    async def _guard(work: Any, who: str) -> ToolResult:
+        """Await a tool or hook; turn its failure into an error result the model reads."""
+        try:
+            result: ToolResult = await work
+            return result
+        except ToolError as exc:
+            return ToolResult(str(exc), True)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a tool's bug must not end the run
+            return ToolResult(f"{who} failed: {type(exc).__name__}: {exc}", True)
+
+    async def _stop_worker(self) -> None:
+        worker = self._worker
+        if worker is not None and not worker.done():
+            worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
+
+
+def _flush_text(text: list[str], blocks: list[Block]) -> None:
+    if text:
+        blocks.append(TextBlock("".join(text)))
+        text.clear()
+
+
+def _brief(args: dict[str, Any], limit: int = 200) -> str:
+    import json
+
+    rendered = json.dumps(args, ensure_ascii=False)
+    return rendered if len(rendered) <= limit else rendered[: limit - 1] + "…"

@@ -1,0 +1,91 @@
+"""Conversation data: messages made of typed content blocks, and token usage.
+
+These are provider-neutral. Each provider translates them to and from its wire format.
+Assistant content is kept exactly as the provider sent it (text verbatim, tool calls with
+their raw argument string), so a resumed conversation sends the same bytes again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUseBlock:
+    """A tool call from the model.
+
+    ``input`` is the parsed arguments. When the model sent arguments that are not a JSON
+    object, ``input`` is empty and ``input_error`` says what was wrong; the loop turns that
+    into an error result the model can read. ``raw_input`` keeps the argument text as sent.
+    """
+
+    id: str
+    name: str
+    input: dict[str, Any]
+    raw_input: str | None = None
+    input_error: str | None = None
+    type: Literal["tool_use"] = "tool_use"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultBlock:
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+    type: Literal["tool_result"] = "tool_result"
+
+
+Block = TextBlock | ToolUseBlock | ToolResultBlock
+Role = Literal["user", "assistant"]
+
+
+@dataclass(slots=True)
+class Message:
+    role: Role
+    content: list[Block] = field(default_factory=list)
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls("user", [TextBlock(text)])
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined, in order."""
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+
+@dataclass(slots=True)
+class Usage:
+    """Tokens as reported by the provider for one request."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+        }

@@ -1,0 +1,78 @@
+"""The system prompt: base instructions + project rules + skill fragments.
+
+Project rules come from ``AGENT.md`` and ``AGENTS.md`` (the convention other agents share):
+the user's own (in the config folder) first, then each folder from the project root down to
+the working folder, so the nearest rules come last and weigh most.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+RULE_FILES = ("AGENT.md", "AGENTS.md")
+MAX_RULES_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class PromptFragment:
+    title: str
+    text: str
+
+
+def base_prompt(workspace: Path) -> str:
+    template = resources.files("aiagent.core").joinpath("prompts/system.md").read_text("utf-8")
+    return template.format(workspace=workspace, platform=sys.platform).strip()
+
+
+def rule_files(workspace: Path, root: Path, user_dir: Path | None) -> list[Path]:
+    """Rule files that apply to ``workspace``, outermost first."""
+    folders: list[Path] = []
+    if user_dir is not None:
+        folders.append(user_dir)
+    workspace, root = workspace.resolve(), root.resolve()
+    chain = [workspace, *workspace.parents]
+    if root in chain:
+        chain = chain[: chain.index(root) + 1]
+    else:
+        chain = [workspace]
+    folders.extend(reversed(chain))
+    found: list[Path] = []
+    for folder in folders:
+        for name in RULE_FILES:
+            path = folder / name
+            if path.is_file() and path not in found:
+                found.append(path)
+    return found
+
+
+def read_rules(files: Iterable[Path]) -> list[PromptFragment]:
+    fragments = []
+    for path in files:
+        try:
+            raw = path.read_bytes()[:MAX_RULES_BYTES]
+        except OSError:
+            continue
+        text = raw.decode("utf-8", errors="replace").strip()
+        if text:
+            fragments.append(PromptFragment(f"Rules from {path}", text))
+    return fragments
+
+
+def build_system_prompt(
+    workspace: Path,
+    *,
+    rules: Iterable[PromptFragment] = (),
+    fragments: Iterable[PromptFragment] = (),
+    base: str | None = None,
+) -> str:
+    parts = [base if base is not None else base_prompt(workspace)]
+    rules = list(rules)
+    if rules:
+        parts.append("# Project rules\nFollow these instructions from the project and user.")
+        parts.extend(f"## {f.title}\n\n{f.text}" for f in rules)
+    parts.extend(f"# {f.title}\n\n{f.text}" for f in fragments)
+    return "\n\n".join(parts)

@@ -1,0 +1,128 @@
+"""The Provider contract: one streaming call, provider-neutral events out.
+
+A provider turns a :class:`CompletionRequest` into a stream of :data:`StreamEvent`. It
+retries what is worth retrying itself (see ``wire.py``); when it starts a request over
+after some events were already yielded (a stream cut mid-way), it first yields
+:class:`Restart`, and the consumer drops whatever it had gathered of that response.
+Failures that end the call are raised as :class:`ProviderError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from aiagent.core.messages import Message, ToolUseBlock, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the model sees it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(slots=True)
+class CompletionRequest:
+    model: str
+    system: str
+    messages: list[Message]
+    tools: list[ToolSpec] = field(default_factory=list)
+    max_tokens: int = 8192
+    temperature: float | None = None
+
+
+@dataclass(slots=True)
+class ProviderConfig:
+    """What a provider needs to connect. Built from settings; holds the API key."""
+
+    base_url: str
+    api_key: str | None = None
+    api_key_env: str | None = None  # which variable the key should come from, for messages
+    connect_timeout: float = 10.0
+    idle_timeout: float = 120.0  # no byte for this long mid-stream = a cut stream
+    max_retries: int = 4
+    backoff_base: float = 1.0
+    backoff_max: float = 30.0
+    max_retry_wait: float = 120.0  # a retry-after longer than this is not waited for
+    extra_headers: dict[str, str] = field(default_factory=dict)
+
+
+# ---- stream events -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    """A complete tool call, arguments assembled and parsed."""
+
+    block: ToolUseBlock
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReport:
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """The response is complete. ``reason`` is normalised: end_turn, tool_use,
+    max_tokens, stop_sequence, or the provider's own word when it is none of these."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Restart:
+    """The provider is sending the request again; drop what this response gave so far."""
+
+    reason: str
+    attempt: int
+    delay: float
+
+
+StreamEvent = TextDelta | ToolUse | UsageReport | Stop | Restart
+
+
+class Provider(Protocol):
+    name: str
+
+    def stream(self, req: CompletionRequest) -> AsyncIterator[StreamEvent]: ...
+
+
+# ---- errors --------------------------------------------------------------------------
+
+
+class ProviderError(Exception):
+    """A provider call failed for good. The message is one line, fit for the user."""
+
+    exit_code = 3
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class AuthError(ProviderError):
+    """401/403: the key is missing or rejected."""
+
+
+class ModelNotFoundError(ProviderError):
+    """404: unknown model or endpoint."""
+
+
+class RetryableError(ProviderError):
+    """A failure worth another try (429, 5xx, connection lost, stream cut or stalled)."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, status=status)
+        self.retry_after = retry_after

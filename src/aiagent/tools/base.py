@@ -1,0 +1,131 @@
+"""The Tool contract, the context a tool runs in, and the registry.
+
+A tool is a plain object with ``name``, ``description``, ``input_schema`` (JSON Schema)
+and ``async run(args, ctx) -> ToolResult``. Arguments are validated against the schema
+before ``run`` is called. A tool signals a failure the model should read by raising
+:class:`ToolError` or returning ``ToolResult(..., is_error=True)``; anything else it raises
+is caught by the loop and reported to the model too.
+
+Built-in tools are registered by name → dotted path and imported on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from aiagent.core.events import AgentEvent
+    from aiagent.providers.base import ToolSpec
+
+
+class ToolError(Exception):
+    """A failure the model should read (bad path, no match, ...). One clear line."""
+
+
+@dataclass(slots=True)
+class ToolResult:
+    content: str
+    is_error: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a running tool may use.
+
+    ``workspace`` is the project root (paths resolve inside it); ``emit`` sends live events
+    (tool output, file diffs) to the front-end; ``cancel`` is set when the run is cancelled;
+    ``settings`` is the tool's slice of configuration (``[tools]`` table); ``call_id`` is the
+    id of this tool call; ``state`` is shared by all tools of one agent run (for example the
+    files the model has read, and their mtimes).
+    """
+
+    workspace: Path
+    call_id: str = ""
+    emit: Callable[[AgentEvent], None] = lambda _event: None
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    settings: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+    allow_outside_workspace: bool = False
+
+
+@runtime_checkable
+class Tool(Protocol):
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    #: True when the tool only reads (no writes, no shell). Approval policies use it.
+    read_only: bool
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+#: Built-in tools: name -> "module:attribute". The attribute is a Tool class (called with no
+#: arguments) or a factory returning a Tool.
+BUILTIN_TOOLS: dict[str, str] = {
+    "read_file": "aiagent.tools.files:ReadFileTool",
+    "list_dir": "aiagent.tools.files:ListDirTool",
+    "write_file": "aiagent.tools.files:WriteFileTool",
+    "edit": "aiagent.tools.files:EditTool",
+    "apply_patch": "aiagent.tools.files:ApplyPatchTool",
+}
+
+
+class ToolRegistry:
+    """Tools by name; built-ins are imported lazily on first ``get``."""
+
+    def __init__(self, lazy: dict[str, str] | None = None) -> None:
+        self._lazy: dict[str, str] = dict(BUILTIN_TOOLS if lazy is None else lazy)
+        self._tools: dict[str, Tool] = {}
+
+    def register(self, tool: Tool) -> None:
+        self._tools[tool.name] = tool
+        self._lazy.pop(tool.name, None)
+
+    def unregister(self, name: str) -> None:
+        self._tools.pop(name, None)
+        self._lazy.pop(name, None)
+
+    def names(self) -> list[str]:
+        return sorted({*self._tools, *self._lazy})
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools or name in self._lazy
+
+    def get(self, name: str) -> Tool | None:
+        tool = self._tools.get(name)
+        if tool is None and name in self._lazy:
+            module_name, _, attr = self._lazy.pop(name).partition(":")
+            factory = getattr(importlib.import_module(module_name), attr)
+            tool = factory()
+            self._tools[name] = tool
+        return tool
+
+    def tools(self, names: Iterable[str] | None = None) -> list[Tool]:
+        chosen = self.names() if names is None else [n for n in names if n in self]
+        return [t for n in chosen if (t := self.get(n)) is not None]
+
+    def specs(self, names: Iterable[str] | None = None) -> list[ToolSpec]:
+        from aiagent.providers.base import ToolSpec
+
+        return [ToolSpec(t.name, t.description, t.input_schema) for t in self.tools(names)]
+
+
+def validate_args(tool: Tool, args: dict[str, Any]) -> str | None:
+    """Check ``args`` against the tool's schema; return a message for the model, or None."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(tool.input_schema)
+    errors = sorted(validator.iter_errors(args), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    parts = []
+    for err in errors[:5]:
+        where = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
+        parts.append(f"{where}: {err.message}")
+    return f"invalid arguments for {tool.name}: " + "; ".join(parts)

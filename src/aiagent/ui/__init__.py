@@ -1,0 +1,1 @@
+"""Front-ends: headless, terminal UI, web."""

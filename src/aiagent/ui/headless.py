@@ -1,0 +1,233 @@
+"""Headless front-end: run one task, print the result for CI.
+
+Only the answer goes to stdout, so pipes stay clean:
+- ``text``: on a terminal the model's text streams live; into a pipe, the final answer is
+  written when it is known. Tool activity, retries and errors go to stderr.
+- ``json``: one object at the end (answer, turns, tool calls with results, usage, stop
+  reason, exit code).
+- ``markdown``: a readable transcript at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from aiagent.config.settings import ConfigError, Settings
+from aiagent.core.events import (
+    AgentEvent,
+    ApprovalRequestEvent,
+    DoneEvent,
+    ErrorEvent,
+    RetryEvent,
+    TextDeltaEvent,
+    ToolCallEvent,
+    ToolOutputEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+)
+from aiagent.providers.base import ProviderError
+
+PREVIEW = 300
+
+
+@dataclass
+class Transcript:
+    """Everything the run produced, gathered from the event stream."""
+
+    prompt: str
+    responses: list[str] = field(default_factory=list)
+    current: list[str] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[tuple[str, Any]] = field(default_factory=list)  # ("text", s) | ("tool", call)
+    errors: list[str] = field(default_factory=list)
+    done: DoneEvent | None = None
+
+    def add(self, event: AgentEvent) -> None:
+        if isinstance(event, TextDeltaEvent):
+            self.current.append(event.text)
+        elif isinstance(event, RetryEvent):
+            self.current.clear()
+        elif isinstance(event, TurnEndEvent):
+            text = "".join(self.current)
+            self.current.clear()
+            self.responses.append(text)
+            if text:
+                self.steps.append(("text", text))
+        elif isinstance(event, ToolCallEvent):
+            call = {"id": event.id, "name": event.name, "args": event.args}
+            self.tool_calls.append(call)
+            self.steps.append(("tool", call))
+        elif isinstance(event, ToolResultEvent):
+            for call in reversed(self.tool_calls):
+                if call["id"] == event.id:
+                    call["result"], call["is_error"] = event.content, event.is_error
+                    break
+        elif isinstance(event, ErrorEvent):
+            self.errors.append(event.message)
+        elif isinstance(event, DoneEvent):
+            self.done = event
+
+
+class Renderer:
+    def __init__(self, out: TextIO, err: TextIO, live: bool) -> None:
+        self.out, self.err, self.live = out, err, live
+        self._streamed_any = False
+
+    def event(self, event: AgentEvent, transcript: Transcript) -> None:
+        if isinstance(event, TextDeltaEvent) and self.live:
+            self.out.write(event.text)
+            self.out.flush()
+            self._streamed_any = True
+        elif isinstance(event, ToolCallEvent):
+            self._note(f"→ {event.name} {_preview(json.dumps(event.args, ensure_ascii=False))}")
+        elif isinstance(event, ToolOutputEvent):
+            self.err.write(event.chunk)
+        elif isinstance(event, ToolResultEvent):
+            mark = "✗" if event.is_error else "←"
+            self._note(f"{mark} {event.name}: {_preview(event.content)}")
+        elif isinstance(event, RetryEvent):
+            self._note(f"… {event.reason}; retrying (attempt {event.attempt}) in {event.delay:.1f}s")
+        elif isinstance(event, ErrorEvent):
+            self._note(f"aiagent: error: {event.message}")
+        elif isinstance(event, TurnEndEvent) and self.live and self._streamed_any:
+            self.out.write("\n")
+            self.out.flush()
+            self._streamed_any = False
+
+    def finish(self, transcript: Transcript) -> None:
+        done = transcript.done
+        if not self.live and done is not None and done.answer:
+            self.out.write(done.answer.rstrip("\n") + "\n")
+        if done is not None and done.stop_reason not in ("completed", "error"):
+            self._note(f"aiagent: stopped: {_STOP_TEXT.get(done.stop_reason, done.stop_reason)}")
+
+    def _note(self, line: str) -> None:
+        self.err.write(line.rstrip("\n") + "\n")
+        self.err.flush()
+
+
+class QuietRenderer(Renderer):
+    """For json/markdown: only errors reach stderr while running."""
+
+    def event(self, event: AgentEvent, transcript: Transcript) -> None:
+        if isinstance(event, ErrorEvent | RetryEvent):
+            super().event(event, transcript)
+
+
+class JsonRenderer(QuietRenderer):
+    def finish(self, transcript: Transcript) -> None:
+        self.out.write(json.dumps(to_json(transcript), ensure_ascii=False, indent=2) + "\n")
+
+
+class MarkdownRenderer(QuietRenderer):
+    def finish(self, transcript: Transcript) -> None:
+        self.out.write(to_markdown(transcript))
+
+
+_STOP_TEXT = {
+    "max_turns": "turn limit reached (raise it with --max-turns)",
+    "timeout": "time limit reached (raise it with --timeout)",
+    "interrupted": "interrupted",
+}
+
+
+def to_json(t: Transcript) -> dict[str, Any]:
+    done = t.done
+    return {
+        "answer": done.answer if done else "",
+        "turns": done.turns if done else 0,
+        "tool_calls": t.tool_calls,
+        "usage": done.usage.as_dict() if done else {},
+        "stop_reason": done.stop_reason if done else "error",
+        "exit_code": done.exit_code if done else 1,
+        "errors": t.errors,
+    }
+
+
+def to_markdown(t: Transcript) -> str:
+    lines = ["# aiagent run", "", "## Task", "", t.prompt.strip(), ""]
+    for kind, item in t.steps:
+        if kind == "text":
+            lines += ["## Assistant", "", item.strip(), ""]
+        else:
+            status = "error" if item.get("is_error") else "result"
+            lines += [f"### Tool call: `{item['name']}`", "", "```json"]
+            lines += [json.dumps(item["args"], ensure_ascii=False, indent=2), "```", ""]
+            lines += [f"**{status}:**", "", _fence(str(item.get("result", ""))), ""]
+    for error in t.errors:
+        lines += [f"> **Error:** {error}", ""]
+    done = t.done
+    if done is not None:
+        u = done.usage
+        lines += [
+            "---",
+            "",
+            f"Stop reason: {done.stop_reason} · turns: {done.turns} · tokens in/out: "
+            f"{u.input_tokens}/{u.output_tokens} · exit code: {done.exit_code}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _fence(text: str) -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}\n{text.rstrip()}\n{ticks}"
+
+
+def _preview(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= PREVIEW else flat[: PREVIEW - 1] + "…"
+
+
+def make_renderer(output: str, out: TextIO, err: TextIO) -> Renderer:
+    if output == "json":
+        return JsonRenderer(out, err, live=False)
+    if output == "markdown":
+        return MarkdownRenderer(out, err, live=False)
+    return Renderer(out, err, live=out.isatty())
+
+
+async def drive(agent: Any, prompt: str, renderer: Renderer) -> Transcript:
+    """Consume the agent's events; Ctrl-C and SIGTERM cancel the run cleanly."""
+    transcript = Transcript(prompt)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, agent.cancel)
+    async for event in agent.run(prompt):
+        if isinstance(event, ApprovalRequestEvent):
+            event.answer("deny")  # headless never waits for a person
+        transcript.add(event)
+        renderer.event(event, transcript)
+    return transcript
+
+
+def run_headless(
+    settings: Settings, prompt: str, output: str, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    from aiagent.core.approval import HeadlessPolicy
+    from aiagent.core.builder import build_agent, expand_tool_names
+    from aiagent.tools.base import ToolRegistry
+
+    out, err = out or sys.stdout, err or sys.stderr
+    registry = ToolRegistry()
+    try:
+        whitelist = settings.agent.tools
+        allowed = None if whitelist is None else expand_tool_names(whitelist, registry, "--tools")
+        agent = build_agent(settings, approval=HeadlessPolicy(allowed), registry=registry)
+    except (ConfigError, ProviderError) as exc:
+        err.write(f"aiagent: error: {exc}\n")
+        return exc.exit_code
+    renderer = make_renderer(output, out, err)
+    transcript = asyncio.run(drive(agent, prompt, renderer))
+    renderer.finish(transcript)
+    out.flush()
+    return transcript.done.exit_code if transcript.done else 1

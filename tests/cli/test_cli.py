@@ -1,0 +1,80 @@
+"""The real ``aiagent`` command: version, help, config, usage errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aiagent import __version__
+
+
+def test_version(run_cli) -> None:
+    proc = run_cli("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"aiagent, version {__version__}"
+
+
+def test_help_lists_commands_and_exit_codes(run_cli) -> None:
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    for word in ("--headless", "--prompt", "--tools", "--max-turns", "tools", "config", "130"):
+        assert word in proc.stdout
+
+
+def test_version_and_help_stay_light() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from aiagent.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('httpx', 'jsonschema', 'aiagent.core.loop', 'tree_sitter',"
+        " 'aiagent.security') if m in sys.modules]\n"
+        "print(heavy, file=sys.stderr)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_config_show_masks_secrets(run_cli, tmp_path: Path) -> None:
+    proc = run_cli("config", "show", env={"ANTHROPIC_API_KEY": "sk-ant-supersecret-9876"})
+    assert proc.returncode == 0
+    assert "supersecret" not in proc.stdout
+    assert "****9876" in proc.stdout and "ANTHROPIC_API_KEY" in proc.stdout
+
+
+def test_config_path(run_cli, clean_env) -> None:
+    proc = run_cli("config", "path")
+    assert proc.returncode == 0
+    assert f"user: {clean_env['XDG_CONFIG_HOME']}/aiagent/config.toml" in proc.stdout
+
+
+def test_bad_config_is_one_line_exit_2(run_cli, tmp_path: Path) -> None:
+    (tmp_path / ".agent").mkdir()
+    (tmp_path / ".agent" / "config.toml").write_text("[agent]\nmax_turns = 0\n")
+    proc = run_cli("--headless", "--prompt", "hi")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0
+    assert "config.toml:2: agent.max_turns: 0 is less than the minimum of 1" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_flags(run_cli) -> None:
+    proc = run_cli("--headless", "--prompt", "x", "--timeout", "soon")
+    assert proc.returncode == 2 and "--timeout" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_cli("--headless", "--provider", "gemini", "--prompt", "x")
+    assert proc.returncode == 2 and "gemini" in proc.stderr
+
+
+def test_headless_without_prompt(run_cli) -> None:
+    proc = run_cli("--headless")
+    assert proc.returncode == 2 and "no prompt" in proc.stderr
+
+
+def test_missing_anthropic_key_exit_3(run_cli) -> None:
+    proc = run_cli("--headless", "--prompt", "hi")
+    assert proc.returncode == 3
+    assert "ANTHROPIC_API_KEY" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_tools_run_bad_json(run_cli) -> None:
+    proc = run_cli("tools", "run", "nope", "--args", "{")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
