@@ -1,16 +1,13 @@
-"""The ``aiagent`` command: a click group whose sub-commands are imported when used.
+"""The ``aiagent`` command.
 
-Without a sub-command, ``aiagent`` runs the agent: headless when ``--headless`` is given,
-when a prompt comes from ``--prompt``/``--file``, or when stdin is piped.
+``main`` answers ``--version`` without importing anything else; everything else goes to
+the click group in :mod:`aiagent.cli.app` (top-level options live there). Sub-commands are
+listed in :data:`SUBCOMMANDS` and imported only when used.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
-from typing import Any
-
-import click
 
 from aiagent import __version__
 
@@ -25,97 +22,12 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "security": ("aiagent.cli.security_db:security", "Manage the offline vulnerability database."),
 }
 
-EXIT_CODES_HELP = """\b
-Exit codes:
-  0    done
-  1    internal error, or findings over the threshold (security-audit)
-  2    usage or configuration error
-  3    provider error (key missing or rejected, unknown model, retries exhausted)
-  4    turn limit or timeout reached
-  130  interrupted (Ctrl-C)
-"""
-
-
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(SUBCOMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        entry = SUBCOMMANDS.get(cmd_name)
-        if entry is None:
-            return None
-        module_name, _, attr = entry[0].partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.startswith("aiagent."):
-                return None  # that part is not installed in this build
-            raise
-        command: click.Command = getattr(module, attr)
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, help_) for name, (_, help_) in sorted(SUBCOMMANDS.items())]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-def parse_duration(value: str | None) -> float | None:
-    """``120``, ``120s``, ``2m``, ``1h``, ``1m30s`` → seconds."""
-    import re
-
-    if value is None:
-        return None
-    text = value.strip().lower()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return float(text)
-    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", text)
-    if not parts or "".join(n + u for n, u in parts) != text:
-        raise click.BadParameter(f"{value!r} is not a duration (examples: 90, 90s, 2m, 1h)")
-    scale = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
-    return sum(float(n) * scale[u] for n, u in parts)
-
-
-@click.group(
-    cls=LazyGroup,
-    invoke_without_command=True,
-    epilog=EXIT_CODES_HELP,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-@click.version_option(__version__, "-V", "--version", prog_name="aiagent")
-@click.option("--headless", is_flag=True, help="Run without the interactive UI (for CI).")
-@click.option("-p", "--prompt", help="The task. Piped stdin is appended to it.")
-@click.option(
-    "-f", "--file", "prompt_file", type=click.Path(dir_okay=False), help="Read the task from a file."
-)
-@click.option("-m", "--model", help="Model name (overrides config and AIAGENT_MODEL).")
-@click.option("--provider", type=click.Choice(["anthropic", "openai", "ollama"]))
-@click.option("--max-turns", type=click.IntRange(min=1), help="Most model responses in one run.")
-@click.option("--timeout", help="Limit for the whole run, e.g. 300, 120s, 5m.")
-@click.option("--tools", "tools_csv", help="Comma-separated whitelist of tools (or groups).")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["text", "json", "markdown"]),
-    default="text",
-    show_default=True,
-)
-@click.option(
-    "--cwd", type=click.Path(file_okay=False), help="Work in this folder instead of the current one."
-)
-@click.pass_context
-def cli(ctx: click.Context, **options: Any) -> None:
-    """aiagent: an AI coding agent for the terminal and for CI."""
-    if ctx.invoked_subcommand is not None:
-        return
-    from aiagent.cli.run import run_agent
-
-    ctx.exit(run_agent(options))
-
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args in (["--version"], ["-V"]):  # the fast path: no click, no config
-        print(f"aiagent, version {__version__}")
+        sys.stdout.write(f"aiagent, version {__version__}\n")
         return
+    from aiagent.cli.app import cli
+
     cli.main(args=args, prog_name="aiagent")

@@ -23,7 +23,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> int:
 
 def flags_layer(options: dict[str, Any]) -> dict[str, Any]:
     """The command-line layer of the settings, shaped like config.toml."""
-    from aiagent.cli import parse_duration
+    from aiagent.cli.app import parse_duration
 
     layer: dict[str, Any] = {"provider": {}, "agent": {}}
     if options.get("provider"):

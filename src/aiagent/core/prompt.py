@@ -35,10 +35,7 @@ def rule_files(workspace: Path, root: Path, user_dir: Path | None) -> list[Path]
         folders.append(user_dir)
     workspace, root = workspace.resolve(), root.resolve()
     chain = [workspace, *workspace.parents]
-    if root in chain:
-        chain = chain[: chain.index(root) + 1]
-    else:
-        chain = [workspace]
+    chain = chain[: chain.index(root) + 1] if root in chain else [workspace]
     folders.extend(reversed(chain))
     found: list[Path] = []
     for folder in folders:
