@@ -53,7 +53,7 @@ def read_prompt(options: dict[str, Any], cwd: Path) -> str:
             parts.append(path.read_text(encoding="utf-8", errors="replace"))
         except OSError as exc:
             raise ConfigError(f"--file {path}: {exc.strerror}") from None
-    piped = _read_stdin()
+    piped = _read_stdin().strip("\n")
     if piped:
         parts.append(piped if not parts else f"<stdin>\n{piped}\n</stdin>")
     return "\n\n".join(p.strip("\n") for p in parts if p.strip())

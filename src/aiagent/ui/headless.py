@@ -78,6 +78,7 @@ class Renderer:
     def __init__(self, out: TextIO, err: TextIO, live: bool) -> None:
         self.out, self.err, self.live = out, err, live
         self._streamed_any = False
+        self._narration = ""  # text of the last response, shown on stderr if tools follow
 
     def event(self, event: AgentEvent, transcript: Transcript) -> None:
         if isinstance(event, TextDeltaEvent) and self.live:
@@ -85,6 +86,9 @@ class Renderer:
             self.out.flush()
             self._streamed_any = True
         elif isinstance(event, ToolCallEvent):
+            if self._narration:
+                self._note(self._narration)
+                self._narration = ""
             self._note(f"→ {event.name} {_preview(json.dumps(event.args, ensure_ascii=False))}")
         elif isinstance(event, ToolOutputEvent):
             self.err.write(event.chunk)
@@ -95,7 +99,13 @@ class Renderer:
             self._note(f"… {event.reason}; retrying (attempt {event.attempt}) in {event.delay:.1f}s")
         elif isinstance(event, ErrorEvent):
             self._note(f"aiagent: error: {event.message}")
-        elif isinstance(event, TurnEndEvent) and self.live and self._streamed_any:
+        elif isinstance(event, TurnEndEvent):
+            self._end_turn(transcript)
+
+    def _end_turn(self, transcript: Transcript) -> None:
+        if not self.live:
+            self._narration = transcript.responses[-1] if transcript.responses else ""
+        elif self._streamed_any:
             self.out.write("\n")
             self.out.flush()
             self._streamed_any = False
