@@ -86,7 +86,7 @@ def run_tool(name: str, args_json: str, cwd: str | None, events: bool) -> None:
 
 async def _run(tool: Any, args: dict[str, Any], settings: Any, events: bool) -> Any:
     from aiagent.core.loop import Agent
-    from aiagent.tools.base import ToolContext, ToolResult, validate_args
+    from aiagent.tools.base import ToolContext, ToolResult, release_tool_state, validate_args
 
     problem = validate_args(tool, args)
     if problem:
@@ -101,4 +101,7 @@ async def _run(tool: Any, args: dict[str, Any], settings: Any, events: bool) -> 
         workspace=settings.workspace, call_id="cli", emit=emit,
         settings=dict(settings.get("tools", {})),
     )
-    return await Agent._guard(tool.run(args, ctx), f"tool {tool.name}")
+    try:
+        return await Agent._guard(tool.run(args, ctx), f"tool {tool.name}")
+    finally:
+        await release_tool_state(ctx.state)

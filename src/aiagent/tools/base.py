@@ -73,6 +73,21 @@ BUILTIN_TOOLS: dict[str, str] = {
     "write_file": "aiagent.tools.files:WriteFileTool",
     "edit": "aiagent.tools.files:EditTool",
     "apply_patch": "aiagent.tools.files:ApplyPatchTool",
+    "shell": "aiagent.tools.shell.tools:ShellTool",
+    "shell_command": "aiagent.tools.shell.tools:ShellCommandTool",
+    "job_list": "aiagent.tools.shell.tools:JobListTool",
+    "job_output": "aiagent.tools.shell.tools:JobOutputTool",
+    "job_kill": "aiagent.tools.shell.tools:JobKillTool",
+    "exec_command": "aiagent.tools.shell.sessions:ExecCommandTool",
+    "write_stdin": "aiagent.tools.shell.sessions:WriteStdinTool",
+    "grep_files": "aiagent.tools.search:GrepFilesTool",
+    "search": "aiagent.tools.search:SearchTool",
+    "glob": "aiagent.tools.search:GlobTool",
+    "git_status": "aiagent.tools.git:GitStatusTool",
+    "git_diff": "aiagent.tools.git:GitDiffTool",
+    "git_log": "aiagent.tools.git:GitLogTool",
+    "git_commit": "aiagent.tools.git:GitCommitTool",
+    "git_branch": "aiagent.tools.git:GitBranchTool",
 }
 
 
@@ -114,6 +129,19 @@ class ToolRegistry:
         from aiagent.providers.base import ToolSpec
 
         return [ToolSpec(t.name, t.description, t.input_schema) for t in self.tools(names)]
+
+
+async def release_tool_state(state: dict[str, Any]) -> None:
+    """End of a run: stop what tools left running in ``state`` (shell sessions, jobs).
+
+    Only tools that were used can hold anything, so nothing is imported for this.
+    """
+    import sys
+
+    if "aiagent.tools.shell.runtime" in sys.modules:
+        from aiagent.tools.shell import shutdown
+
+        await shutdown(state)
 
 
 def validate_args(tool: Tool, args: dict[str, Any]) -> str | None:

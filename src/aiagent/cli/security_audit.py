@@ -1,0 +1,49 @@
+"""`aiagent security-audit`: run the static security engine and report (offline, no key)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+OUTPUTS = ["table", "json", "markdown", "sarif", "github", "cyclonedx"]
+SEVERITIES = ["critical", "high", "medium", "low", "info"]
+
+
+@click.command("security-audit")
+@click.argument("path", default=".", type=click.Path(exists=True, path_type=Path))
+@click.option("--output", "-o", "output", type=click.Choice(OUTPUTS), default="table",
+              show_default=True, help="Report format.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the report to FILE (a summary table still goes to stdout).")
+@click.option("--scope", type=click.Choice(["full", "diff"]), default="full", show_default=True)
+@click.option("--diff", "diff_range", metavar="A..B", help="Git range for --scope diff.")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), help="Exit 1 on any finding at or above this severity.")
+@click.option("--max-findings", type=click.IntRange(min=0), help="Exit 1 when more findings than N count against the gate.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Project policy file (default: PATH/.security.yaml).")
+@click.option("--scanners", help="Comma-separated scanners to run (default: all).")
+@click.option("--history", is_flag=True, help="Also scan git history for secrets.")
+@click.option("--no-llm", is_flag=True, help="Static analysis only (the LLM phase is not built yet).")
+@click.option("--skills", help="Security Rule Skills to activate (comma-separated).")
+@click.option("--osv-db", type=click.Path(dir_okay=False, path_type=Path),
+              help="Advisory database made by `aiagent security db import`.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0 = all cores).")
+@click.option("--no-cache", is_flag=True, help="Ignore and do not write the incremental cache.")
+def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
+                   diff_range: str | None, fail_on: str | None, max_findings: int | None,
+                   config_path: Path | None, scanners: str | None, history: bool, no_llm: bool,
+                   skills: str | None, osv_db: Path | None, jobs: int, no_cache: bool) -> None:
+    """Audit PATH for secrets, vulnerable code, risky config and vulnerable dependencies."""
+    from aiagent.cli.security_audit_run import AuditRequest, run
+
+    request = AuditRequest(
+        path=path, output=output, out_file=out_file, scope=scope, diff_range=diff_range,
+        fail_on=fail_on, max_findings=max_findings, config_path=config_path,
+        scanners=tuple(s.strip() for s in (scanners or "").split(",") if s.strip()),
+        history=history, skills=tuple(s for s in (skills or "").split(",") if s),
+        osv_db=osv_db, jobs=jobs, no_cache=no_cache,
+        interactive=sys.stderr.isatty(),
+    )
+    sys.exit(run(request))

@@ -1,0 +1,99 @@
+"""The runner behind `aiagent security-audit` (kept apart so `--help` stays light)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRequest:
+    path: Path
+    output: str = "table"
+    out_file: Path | None = None
+    scope: str = "full"
+    diff_range: str | None = None
+    fail_on: str | None = None
+    max_findings: int | None = None
+    config_path: Path | None = None
+    scanners: tuple[str, ...] = ()
+    history: bool = False
+    skills: tuple[str, ...] = ()
+    osv_db: Path | None = None
+    jobs: int = 0
+    no_cache: bool = False
+    interactive: bool = False
+
+
+def run(req: AuditRequest) -> int:
+    from aiagent.security.errors import SecurityConfigError
+
+    try:
+        return _run(req)
+    except SecurityConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return EXIT_USAGE
+
+
+def _run(req: AuditRequest) -> int:
+    from aiagent.security.config import find_config, load_config
+    from aiagent.security.engine import AuditOptions, run_audit
+    from aiagent.security.errors import SecurityConfigError
+    from aiagent.security.finding import Severity
+    from aiagent.security.gating import exceeds
+    from aiagent.security.paths import cache_dir, default_osv_db
+    from aiagent.security.report import get_renderer
+    from aiagent.security.scanners.registry import scanner_names
+
+    root = req.path.resolve()
+    base = root if root.is_dir() else root.parent
+    config = load_config(req.config_path or find_config(base))
+    unknown = [s for s in req.scanners if s not in scanner_names()]
+    if unknown:
+        raise SecurityConfigError("--scanners", unknown[0],
+                                  f"unknown scanner (known: {', '.join(scanner_names())})")
+    if req.skills:
+        click.echo("note: --skills is accepted but Security Rule Skills are not wired yet", err=True)
+    options = AuditOptions(
+        scanners=req.scanners, jobs=req.jobs, history=req.history,
+        cache_path=None if req.no_cache else cache_dir() / "scan-cache.sqlite",
+        osv_db=req.osv_db or default_osv_db(),
+        changed_files=_changed(req, root), progress=_progress() if req.interactive else None,
+    )
+    result = run_audit(root, config, options)
+    if req.interactive:
+        click.echo("\r\033[K", nl=False, err=True)
+    report = get_renderer(req.output)(result)
+    if req.out_file is not None:
+        req.out_file.parent.mkdir(parents=True, exist_ok=True)
+        req.out_file.write_text(report, encoding="utf-8")
+        if req.output != "table":
+            report = get_renderer("table")(result)
+    sys.stdout.write(report)
+    fail_on = Severity.parse(req.fail_on) if req.fail_on else config.fail_on
+    max_findings = req.max_findings if req.max_findings is not None else config.max_findings
+    return EXIT_FINDINGS if exceeds(result.findings, fail_on, max_findings) else EXIT_OK
+
+
+def _changed(req: AuditRequest, root: Path) -> frozenset[str] | None:
+    from aiagent.security.diffscope import changed_files
+    from aiagent.security.errors import SecurityConfigError
+
+    if req.scope != "diff":
+        if req.diff_range:
+            raise SecurityConfigError("--diff", req.diff_range, "needs --scope diff")
+        return None
+    return changed_files(root, req.diff_range or "HEAD~1..HEAD")
+
+
+def _progress() -> Callable[[int, int], None]:
+    def report(done: int, total: int) -> None:
+        click.echo(f"\rscanning {done}/{total} files", nl=False, err=True)
+
+    return report

@@ -1,0 +1,1 @@
+"""Data shipped with the security engine (a small OSV advisory snapshot)."""

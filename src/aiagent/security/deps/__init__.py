@@ -1,0 +1,1 @@
+"""Dependency audit: lockfile parsers, OSV matching, the local advisory database."""

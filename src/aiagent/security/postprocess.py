@@ -1,0 +1,58 @@
+"""After scanning: allowlists, severity overrides, fingerprints, order, chains, scores."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fnmatch import fnmatchcase
+
+from aiagent.security.config import SecurityConfig
+from aiagent.security.correlator import correlate
+from aiagent.security.discovery import Inventory
+from aiagent.security.finding import AttackChain, Finding, assign_fingerprints, sort_key
+from aiagent.security.prioritizer import score_files
+
+
+def finalize(findings: list[Finding], config: SecurityConfig,
+             inventory: Inventory) -> tuple[list[Finding], list[AttackChain], dict[str, int]]:
+    kept = [f for f in findings if not _allowlisted(f.location.file, config.allow_paths)]
+    kept = [o for o in (apply_override(f, config) for f in kept) if o is not None]
+    kept = assign_fingerprints(sorted(kept, key=sort_key))
+    kept = _dedupe(kept)
+    chains = correlate(kept)
+    scores = score_files(inventory, kept)
+    return kept, chains, scores
+
+
+def apply_override(finding: Finding, config: SecurityConfig) -> Finding | None:
+    override = config.overrides.get(finding.id)
+    if override is None:
+        return finding
+    if not override.enabled:
+        return None
+    meta = dict(finding.metadata)
+    if override.note:
+        meta["override_note"] = override.note
+    if override.severity is not None and override.severity != finding.severity:
+        meta["original_severity"] = finding.severity.value
+        return replace(finding, severity=override.severity, metadata=meta)
+    return replace(finding, metadata=meta)
+
+
+def _allowlisted(rel: str, patterns: tuple[str, ...]) -> bool:
+    for pattern in patterns:
+        if any(ch in pattern for ch in "*?["):
+            if fnmatchcase(rel, pattern):
+                return True
+        elif rel == pattern or rel.startswith(pattern.rstrip("/") + "/"):
+            return True
+    return False
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[str] = set()
+    out = []
+    for f in findings:
+        if f.fingerprint not in seen:
+            seen.add(f.fingerprint)
+            out.append(f)
+    return out

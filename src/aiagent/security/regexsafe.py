@@ -1,0 +1,89 @@
+"""Regexes that cannot hang a scan.
+
+Patterns compile with RE2 (linear time) when they can. A pattern RE2 rejects
+(lookaround, backreferences) falls back to the ``regex`` module, whose matching is given
+a time limit per file; a pattern that times out is reported, not waited for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import re2
+import regex
+
+DEFAULT_TIMEOUT_S = 1.0
+
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False
+
+
+class RegexTimeout(Exception):
+    """A fallback (non-RE2) pattern exceeded its time limit on one input."""
+
+
+class RegexCompileError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    start: int
+    end: int
+    groups: tuple[bytes | None, ...]
+    group_spans: tuple[tuple[int, int], ...]
+
+    def group(self, index: int) -> bytes | None:
+        return self.groups[index]
+
+    def span(self, index: int) -> tuple[int, int]:
+        return self.group_spans[index]
+
+
+class SafePattern:
+    """A compiled bytes pattern with a linear-time engine or a time-guarded one."""
+
+    def __init__(self, pattern: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        self.pattern = pattern
+        self.timeout_s = timeout_s
+        raw = pattern.encode("utf-8")
+        self._re2: Any = None
+        self._regex: Any = None
+        try:
+            self._re2 = re2.compile(raw, _OPTIONS)
+        except re2.error:
+            try:
+                self._regex = regex.compile(raw)
+            except regex.error as exc:
+                raise RegexCompileError(f"invalid regex {pattern!r}: {exc}") from None
+
+    @property
+    def linear(self) -> bool:
+        return self._re2 is not None
+
+    def finditer(self, data: bytes) -> Iterator[Match]:
+        if self._re2 is not None:
+            for m in self._re2.finditer(data):
+                yield _wrap(m)
+            return
+        try:
+            for m in self._regex.finditer(data, timeout=self.timeout_s):
+                yield _wrap(m)
+        except TimeoutError:
+            raise RegexTimeout(self.pattern) from None
+
+    def search(self, data: bytes) -> bool:
+        return next(iter(self.finditer(data)), None) is not None
+
+
+def _wrap(m: Any) -> Match:
+    n = len(m.groups()) + 1
+    groups = tuple(m.group(i) for i in range(n))
+    spans = tuple(m.span(i) for i in range(n))
+    return Match(m.start(), m.end(), groups, spans)
+
+
+def compile_pattern(pattern: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> SafePattern:
+    return SafePattern(pattern, timeout_s)

@@ -1,0 +1,36 @@
+"""JSON report: the Appendix C schema plus attack chains and a summary."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from aiagent.security.report.common import TOOL_NAME, TOOL_VERSION, severity_counts
+
+if TYPE_CHECKING:
+    from aiagent.security.engine import AuditResult
+
+SCHEMA_VERSION = 1
+
+
+def as_dict(result: AuditResult) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": TOOL_NAME, "version": TOOL_VERSION},
+        "summary": {
+            "files_scanned": result.files_scanned,
+            "lines_scanned": result.lines_scanned,
+            "skipped": dict(sorted(result.skipped.items())),
+            "scanners": list(result.scanners),
+            "by_severity": {s.value: n for s, n in severity_counts(result.findings).items()},
+            "total": len(result.findings),
+        },
+        "findings": [f.to_dict() for f in result.findings],
+        "attack_chains": [c.to_dict() for c in result.chains],
+        "file_scores": dict(result.file_scores),
+        "warnings": list(result.warnings),
+    }
+
+
+def render(result: AuditResult) -> str:
+    return json.dumps(as_dict(result), indent=2, sort_keys=False) + "\n"

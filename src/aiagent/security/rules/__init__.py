@@ -1,0 +1,1 @@
+"""Built-in rule packs (YAML package data)."""

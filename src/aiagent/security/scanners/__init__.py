@@ -1,0 +1,1 @@
+"""Static scanners: one module per kind, registered by name in :mod:`.registry`."""

@@ -1,0 +1,44 @@
+"""The scanner contracts.
+
+A :class:`FileScanner` looks at one file at a time (its results are cached by content
+hash); a :class:`ProjectScanner` looks at the whole inventory (lockfiles, licenses).
+Skill-provided scanners implement the same protocols and are registered by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from aiagent.security.config import SecurityConfig
+    from aiagent.security.discovery import Inventory, SourceFile
+    from aiagent.security.finding import Finding
+
+
+@dataclass(slots=True)
+class ScanContext:
+    """What a scanner may use: the root, the project policy and engine options."""
+
+    root: Path
+    config: SecurityConfig
+    osv_db: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@runtime_checkable
+class FileScanner(Protocol):
+    name: str
+    version: str
+
+    def applies_to(self, file: SourceFile) -> bool: ...
+
+    def scan_file(self, file: SourceFile, data: bytes) -> list[Finding]: ...
+
+
+@runtime_checkable
+class ProjectScanner(Protocol):
+    name: str
+
+    def scan_project(self, inventory: Inventory, ctx: ScanContext) -> list[Finding]: ...

@@ -1,0 +1,126 @@
+"""SAST scanner: tree-sitter query rules and regex rules from YAML packs."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from aiagent.security.config import SecurityConfig
+from aiagent.security.discovery import SourceFile
+from aiagent.security.finding import Finding, Location
+from aiagent.security.regexsafe import RegexTimeout
+from aiagent.security.rulepack import list_packs, load_pack, packs_version
+from aiagent.security.scanners.sast_query import (
+    LanguageQuery,
+    enclosing_function,
+    report_node,
+)
+from aiagent.security.scanners.sast_rules import SastRule, parse_rule
+from aiagent.security.textpos import line_at
+from aiagent.security.treesitter import GRAMMARS, available, parse
+
+PACK_FOLDER = "sast"
+
+
+def builtin_rules() -> list[SastRule]:
+    return [parse_rule(raw, raw["_source"]) for name in list_packs(PACK_FOLDER)
+            for raw in load_pack(name)]
+
+
+def config_rules(config: SecurityConfig) -> list[SastRule]:
+    return [parse_rule(raw, config.source or ".security.yaml") for raw in config.rules]
+
+
+class SastScanner:
+    name = "sast"
+
+    def __init__(self, config: SecurityConfig | None = None,
+                 extra_rules: Iterable[SastRule] = ()) -> None:
+        config = config or SecurityConfig()
+        self.rules = [*builtin_rules(), *config_rules(config), *extra_rules]
+        self.version = packs_version(list_packs(PACK_FOLDER))
+        self._tree_rules: dict[str, list[SastRule]] = defaultdict(list)
+        for rule in self.rules:
+            if rule.kind == "tree-sitter":
+                for lang in rule.languages:
+                    self._tree_rules[lang].append(rule)
+        self._regex_rules = [r for r in self.rules if r.kind == "regex"]
+        self._queries: dict[str, LanguageQuery] = {}
+
+    def applies_to(self, file: SourceFile) -> bool:
+        return bool(file.language) and file.language != "lockfile"
+
+    def validate(self) -> None:
+        """Compile every tree-sitter rule now (raises SecurityConfigError on a bad one)."""
+        for lang in self._tree_rules:
+            if available(lang):
+                self._query(lang)
+
+    def scan_file(self, file: SourceFile, data: bytes) -> list[Finding]:
+        findings = self._scan_regex(file, data)
+        if file.language in self._tree_rules and file.language in GRAMMARS:
+            findings.extend(self._scan_tree(file, data))
+        return findings
+
+    def _query(self, language: str) -> LanguageQuery:
+        q = self._queries.get(language)
+        if q is None:
+            q = self._queries[language] = LanguageQuery(language, self._tree_rules[language])
+        return q
+
+    def _scan_tree(self, file: SourceFile, data: bytes) -> list[Finding]:
+        if not available(file.language):
+            return []
+        tree = parse(file.language, data)
+        seen: set[tuple[str, int, int]] = set()
+        out = []
+        for rule, captures in self._query(file.language).matches(tree.root_node):
+            if not rule.applies_to_path(file.rel):
+                continue
+            node = report_node(rule, captures)
+            key = (rule.id, node.start_byte, node.end_byte)
+            text = node.text or b""
+            if key in seen or (rule.not_match is not None and rule.not_match.search(text)):
+                continue
+            seen.add(key)
+            first_line = text.split(b"\n", 1)[0]
+            out.append(_finding(rule, file, node.start_point[0] + 1, node.end_point[0] + 1,
+                                enclosing_function(node), first_line))
+        return out
+
+    def _scan_regex(self, file: SourceFile, data: bytes) -> list[Finding]:
+        out = []
+        for rule in self._regex_rules:
+            if not (rule.applies_to_language(file.language) and rule.applies_to_path(file.rel)):
+                continue
+            assert rule.regex is not None
+            try:
+                for m in rule.regex.finditer(data):
+                    line_no, line = line_at(data, m.start)
+                    if rule.not_match is not None and rule.not_match.search(line):
+                        continue
+                    end_line = line_no + data.count(b"\n", m.start, max(m.end - 1, m.start))
+                    out.append(_finding(rule, file, line_no, end_line, "", line))
+            except RegexTimeout:
+                continue
+        return out
+
+
+def _finding(rule: SastRule, file: SourceFile, start: int, end: int, function: str,
+             evidence: bytes) -> Finding:
+    return Finding(
+        id=rule.id,
+        scanner="sast",
+        severity=rule.severity,
+        category=rule.category,
+        title=rule.title,
+        description=rule.description,
+        location=Location(file.rel, start, end, function),
+        cwe=rule.cwe,
+        owasp=rule.owasp,
+        evidence=evidence.decode("utf-8", "replace").strip()[:200],
+        remediation=rule.remediation,
+        confidence=rule.confidence,
+        references=rule.references,
+        skill_source=rule.skill_source,
+    )

@@ -1,0 +1,125 @@
+"""SAST rules: parsed from YAML packs (built-in, `.security.yaml`, skills) and validated.
+
+A rule's ``pattern`` is one of:
+- ``type: tree-sitter`` with ``query`` (one or more S-expression patterns; predicates
+  ``#eq?``, ``#match?``, ``#any-of?`` and their ``not-`` forms), an optional ``report``
+  capture (default: the widest capture) and ``not_match`` (a regex; a hit whose reported
+  text matches it is dropped: the context that tells safe code from unsafe);
+- ``type: regex`` with ``match`` (RE2 syntax; other syntax runs under a time limit);
+- ``type: llm-hint`` with ``description``: kept for the LLM phase, never run statically.
+Both runnable kinds accept ``include_paths`` / ``exclude_paths`` globs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+from aiagent.security.errors import SecurityConfigError
+from aiagent.security.finding import Category, Confidence, Severity
+from aiagent.security.regexsafe import RegexCompileError, SafePattern
+
+LANGUAGE_ALIASES = {
+    "js": "javascript", "ts": "typescript", "objc": "objective-c", "xml": "plist",
+    "c#": "csharp", "golang": "go", "kt": "kotlin",
+}
+EXPANSIONS = {"typescript": ("typescript", "tsx"), "plist": ("plist", "entitlements", "xml")}
+
+
+@dataclass(frozen=True, slots=True)
+class SastRule:
+    id: str
+    title: str
+    severity: Severity
+    category: Category
+    languages: tuple[str, ...]
+    kind: str
+    source: str
+    cwe: str = ""
+    owasp: str = ""
+    confidence: Confidence = Confidence.MEDIUM
+    description: str = ""
+    remediation: str = ""
+    references: tuple[str, ...] = ()
+    query: str = ""
+    report: str = ""
+    regex: SafePattern | None = None
+    not_match: SafePattern | None = None
+    include_paths: tuple[str, ...] = ()
+    exclude_paths: tuple[str, ...] = ()
+    skill_source: str = ""
+
+    def applies_to_path(self, rel: str) -> bool:
+        if self.include_paths and not any(_glob(rel, p) for p in self.include_paths):
+            return False
+        return not any(_glob(rel, p) for p in self.exclude_paths)
+
+    def applies_to_language(self, language: str) -> bool:
+        return not self.languages or "any" in self.languages or language in self.languages
+
+
+def _glob(rel: str, pattern: str) -> bool:
+    if not any(ch in pattern for ch in "*?["):
+        return rel == pattern or rel.startswith(pattern.rstrip("/") + "/")
+    return fnmatchcase(rel, pattern) or fnmatchcase("/" + rel, pattern)
+
+
+def parse_rule(raw: dict[str, Any], source: str, skill_source: str = "") -> SastRule:
+    rule_id = raw.get("id")
+    if not isinstance(rule_id, str) or not rule_id:
+        raise SecurityConfigError(source, "rules[].id", "required string")
+    try:
+        return _build(raw, rule_id, source, skill_source)
+    except SecurityConfigError:
+        raise
+    except (KeyError, ValueError, TypeError) as exc:
+        raise SecurityConfigError(source, rule_id, f"bad rule: {exc}") from None
+
+
+def _build(raw: dict[str, Any], rule_id: str, source: str, skill_source: str) -> SastRule:
+    pattern = raw.get("pattern")
+    if not isinstance(pattern, dict):
+        raise SecurityConfigError(source, f"{rule_id}.pattern", "must be a mapping")
+    kind = str(pattern.get("type", "regex"))
+    if kind not in {"tree-sitter", "regex", "llm-hint"}:
+        raise SecurityConfigError(source, f"{rule_id}.pattern.type", f"unknown type {kind!r}")
+    return SastRule(
+        id=rule_id,
+        title=str(raw.get("title") or rule_id),
+        severity=Severity.parse(str(raw.get("severity", "medium"))),
+        category=Category(str(raw.get("category", "injection"))),
+        languages=_languages(raw.get("languages") or []),
+        kind=kind,
+        source=source,
+        cwe=str(raw.get("cwe", "")),
+        owasp=str(raw.get("owasp", "")),
+        confidence=Confidence(str(raw.get("confidence", "medium"))),
+        description=str(raw.get("description", "")).strip(),
+        remediation=str(raw.get("remediation", "")).strip(),
+        references=tuple(str(r) for r in raw.get("references", [])),
+        query=str(pattern.get("query", "")) if kind == "tree-sitter" else "",
+        report=str(pattern.get("report", "")).lstrip("@"),
+        regex=_regex(pattern.get("match"), source, rule_id) if kind == "regex" else None,
+        not_match=_regex(pattern.get("not_match"), source, rule_id),
+        include_paths=tuple(str(p) for p in pattern.get("include_paths", [])),
+        exclude_paths=tuple(str(p) for p in pattern.get("exclude_paths", [])),
+        skill_source=skill_source,
+    )
+
+
+def _regex(value: Any, source: str, rule_id: str) -> SafePattern | None:
+    if value is None:
+        return None
+    try:
+        return SafePattern(str(value))
+    except RegexCompileError as exc:
+        raise SecurityConfigError(source, f"{rule_id}.pattern", str(exc)) from None
+
+
+def _languages(values: list[Any]) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in values:
+        name = LANGUAGE_ALIASES.get(str(value).lower(), str(value).lower())
+        out.extend(EXPANSIONS.get(name, (name,)))
+    return tuple(dict.fromkeys(out))

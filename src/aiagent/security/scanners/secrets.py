@@ -1,0 +1,129 @@
+"""Secret scanner: provider token formats (YAML pack) + Shannon entropy + allowlists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from aiagent.security.config import SecurityConfig
+from aiagent.security.discovery import SourceFile
+from aiagent.security.entropy import charset, shannon
+from aiagent.security.finding import Confidence, Finding, Location
+from aiagent.security.regexsafe import RegexTimeout, SafePattern
+from aiagent.security.rulepack import packs_version
+from aiagent.security.scanners.secrets_rules import (
+    PACK,
+    PLACEHOLDER_PATTERN,
+    TEST_PATH_PATTERN,
+    SecretRule,
+    load_secret_rules,
+)
+from aiagent.security.textpos import line_at
+
+SUPPRESS_MARKERS = (b"nosec", b"aiagent:ignore", b"pragma: allowlist secret", b"gitleaks:allow")
+
+
+class SecretsScanner:
+    name = "secrets"
+
+    def __init__(self, config: SecurityConfig | None = None) -> None:
+        config = config or SecurityConfig()
+        self.rules = load_secret_rules()
+        self.version = packs_version([PACK])
+        self._placeholder = SafePattern(PLACEHOLDER_PATTERN)
+        self._test_path = SafePattern(TEST_PATH_PATTERN)
+        self._allow = [SafePattern(p) for p in config.allow_secrets]
+
+    def applies_to(self, file: SourceFile) -> bool:
+        return True
+
+    def scan_file(self, file: SourceFile, data: bytes) -> list[Finding]:
+        lowered = data.lower()
+        test_path = self._test_path.search(file.rel.encode())
+        state = _FileState(data)
+        findings: list[Finding] = []
+        for rule in self.rules:
+            if file.language in rule.skip_kinds or (rule.generic and test_path):
+                continue
+            if rule.keywords and not any(k in lowered for k in rule.keywords):
+                continue
+            findings.extend(self._scan_rule(rule, file, state, test_path))
+        return findings
+
+    def scan_text(self, rel: str, language: str, data: bytes) -> list[Finding]:
+        return self.scan_file(SourceFile(path=None, rel=rel, language=language, size=len(data)),  # type: ignore[arg-type]
+                              data)
+
+    def _scan_rule(self, rule: SecretRule, file: SourceFile, state: _FileState,
+                   test_path: bool) -> list[Finding]:
+        out = []
+        try:
+            for m in rule.pattern.finditer(state.data):
+                start, end = m.span(rule.secret_group)
+                secret = m.group(rule.secret_group) or b""
+                if start < 0 or state.overlaps(start, end) or not self._plausible(rule, secret):
+                    continue
+                line_no, line = state.line_at(start)
+                if any(marker in line.lower() for marker in SUPPRESS_MARKERS):
+                    continue
+                state.claim(start, end)
+                out.append(_finding(rule, file, line_no, line, secret, test_path))
+        except RegexTimeout:
+            return out
+        return out
+
+    def _plausible(self, rule: SecretRule, secret: bytes) -> bool:
+        if not secret or self._placeholder.search(secret):
+            return False
+        if any(p.search(secret) for p in self._allow):
+            return False
+        if rule.entropy and shannon(secret) < rule.entropy:
+            return False
+        if rule.charset_entropy:
+            limits = dict(rule.charset_entropy)
+            kind = charset(secret)
+            if kind not in limits or shannon(secret) < limits[kind]:
+                return False
+        return True
+
+
+@dataclass(slots=True)
+class _FileState:
+    data: bytes
+    _claimed: list[tuple[int, int]] = field(default_factory=list)
+
+    def line_at(self, offset: int) -> tuple[int, bytes]:
+        return line_at(self.data, offset)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        return any(s < end and start < e for s, e in self._claimed)
+
+    def claim(self, start: int, end: int) -> None:
+        self._claimed.append((start, end))
+
+
+def redact(secret: bytes) -> str:
+    text = secret.decode("utf-8", "replace")
+    keep = 4 if len(text) > 12 else 0
+    return text[:keep] + "*" * min(max(len(text) - keep, 4), 12)
+
+
+def _finding(rule: SecretRule, file: SourceFile, line_no: int, line: bytes, secret: bytes,
+             test_path: bool) -> Finding:
+    text = line.decode("utf-8", "replace").strip()
+    evidence = text.replace(secret.decode("utf-8", "replace"), redact(secret))[:200]
+    confidence = Confidence.LOW if test_path else rule.confidence
+    return Finding(
+        id=rule.id,
+        scanner="secrets",
+        severity=rule.severity,
+        category=rule.category,
+        title=rule.title,
+        description=f"{rule.title} found in {file.rel}.",
+        location=Location(file.rel, line_no, line_no),
+        cwe=rule.cwe,
+        owasp=rule.owasp,
+        evidence=evidence,
+        remediation=rule.remediation,
+        confidence=confidence,
+        metadata={"secret_length": str(len(secret))},
+    )

@@ -1,0 +1,199 @@
+"""The real `aiagent --headless` command against FakeLLM on loopback, per provider."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from aiagent.testing import FakeLLM, ToolCall, Turn
+
+AIAGENT = str(Path(sys.executable).with_name("aiagent"))
+
+
+def provider_env(provider: str, fake: FakeLLM) -> dict[str, str]:
+    return {
+        "anthropic": {"ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "sk-ant-test-123456"},
+        "openai": {"OPENAI_BASE_URL": fake.url + "/v1"},
+        "ollama": {"OLLAMA_HOST": fake.url},
+    }[provider]
+
+
+def tool_script(path: Path) -> list[Turn]:
+    return [
+        Turn(text="I will read the file.", tool_calls=[ToolCall("read_file", {"file_path": str(path)})]),
+        Turn(text="The file says: hello world."),
+    ]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("hello world\n")
+    return folder
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "ollama"])
+def test_text_output_is_only_the_answer(run_cli, project: Path, provider: str) -> None:
+    with FakeLLM(tool_script(project / "notes.txt")) as fake:
+        proc = run_cli("--headless", "--provider", provider, "--prompt", "What is in notes.txt?",
+                       cwd=project, env=provider_env(provider, fake))
+        sent = fake.requests
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "The file says: hello world.\n"
+    assert "read_file" in proc.stderr and "L1: hello world" in proc.stderr
+    assert "I will read the file." in proc.stderr
+    assert len(sent) == 2 and "L1: hello world" in json.dumps(sent[1]["json"])
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "ollama"])
+def test_json_output(run_cli, project: Path, provider: str) -> None:
+    with FakeLLM(tool_script(project / "notes.txt")) as fake:
+        proc = run_cli("--headless", "--provider", provider, "--prompt", "read it", "-o", "json",
+                       cwd=project, env=provider_env(provider, fake))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["answer"] == "The file says: hello world."
+    assert (data["turns"], data["stop_reason"], data["exit_code"]) == (2, "completed", 0)
+    call = data["tool_calls"][0]
+    assert call["name"] == "read_file" and call["result"] == "L1: hello world"
+    assert call["is_error"] is False
+    assert data["usage"]["input_tokens"] == 20 and data["usage"]["output_tokens"] == 10
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "ollama"])
+def test_markdown_output(run_cli, project: Path, provider: str) -> None:
+    with FakeLLM(tool_script(project / "notes.txt")) as fake:
+        proc = run_cli("--headless", "--provider", provider, "--prompt", "read it", "-o", "markdown",
+                       cwd=project, env=provider_env(provider, fake))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.startswith("# aiagent run\n\n## Task\n\nread it\n")
+    assert "### Tool call: `read_file`" in out and "L1: hello world" in out
+    assert out.index("I will read the file.") < out.index("The file says: hello world.")
+    assert "Stop reason: completed · turns: 2" in out
+
+
+def test_stdin_and_file_make_the_prompt(run_cli, project: Path) -> None:
+    (project / "task.md").write_text("Summarise the log.")
+    with FakeLLM([Turn(text="ok")]) as fake:
+        proc = run_cli("--headless", "--provider", "openai", "--file", "task.md",
+                       cwd=project, env=provider_env("openai", fake), input="ERROR disk full\n")
+        body = json.dumps(fake.requests[0]["json"])
+    assert proc.returncode == 0, proc.stderr
+    assert "Summarise the log." in body and "<stdin>\\nERROR disk full\\n</stdin>" in body
+
+
+def test_piped_stdin_alone_is_the_prompt(run_cli, project: Path) -> None:
+    with FakeLLM([Turn(text="ok")]) as fake:
+        proc = run_cli("--provider", "ollama", cwd=project, env=provider_env("ollama", fake),
+                       input="why is the sky blue?")
+        body = json.dumps(fake.requests[0]["json"])
+    assert proc.returncode == 0 and proc.stdout == "ok\n"
+    assert "why is the sky blue?" in body
+
+
+def test_agent_md_reaches_the_system_prompt(run_cli, project: Path) -> None:
+    (project / ".git").mkdir()
+    (project / "AGENTS.md").write_text("Always answer in haiku.")
+    with FakeLLM([Turn(text="ok")]) as fake:
+        run_cli("--headless", "--prompt", "hi", cwd=project, env=provider_env("anthropic", fake))
+        body = fake.requests[0]["json"]
+    assert "Always answer in haiku." in json.dumps(body["system"])
+
+
+def test_tools_whitelist(run_cli, project: Path) -> None:
+    script = [Turn(tool_calls=[ToolCall("read_file", {"file_path": str(project / "notes.txt")}),
+                               ToolCall("write_file", {"file_path": str(project / "x"), "content": "x"})]),
+              Turn(text="done")]
+    with FakeLLM(script) as fake:
+        proc = run_cli("--headless", "--tools", "read_file", "--prompt", "go", "-o", "json",
+                       cwd=project, env=provider_env("anthropic", fake))
+        offered = [t["name"] for t in fake.requests[0]["json"]["tools"]]
+    assert offered == ["read_file"]
+    data = json.loads(proc.stdout)
+    read, write = data["tool_calls"]
+    assert not read["is_error"] and write["is_error"] and "unknown tool" in write["result"]
+    assert not (project / "x").exists()
+
+
+def test_unknown_tool_in_whitelist_is_a_usage_error(run_cli, project: Path) -> None:
+    proc = run_cli("--headless", "--tools", "read_file,fly", "--prompt", "go", cwd=project,
+                   env={"ANTHROPIC_API_KEY": "k"})
+    assert proc.returncode == 2 and "unknown tool 'fly'" in proc.stderr
+
+
+def test_writes_refused_without_whitelist(run_cli, project: Path) -> None:
+    script = [Turn(tool_calls=[ToolCall("write_file", {"file_path": str(project / "x"), "content": "x"})]),
+              Turn(text="could not write")]
+    with FakeLLM(script) as fake:
+        proc = run_cli("--headless", "--prompt", "go", "-o", "json", cwd=project,
+                       env=provider_env("anthropic", fake))
+    data = json.loads(proc.stdout)
+    assert data["tool_calls"][0]["is_error"] and "not allowed" in data["tool_calls"][0]["result"]
+    assert not (project / "x").exists() and proc.returncode == 0
+
+
+def test_max_turns_exit_4(run_cli, project: Path) -> None:
+    script = [Turn(tool_calls=[ToolCall("list_dir", {"dir_path": str(project)})])] * 4
+    with FakeLLM(script) as fake:
+        proc = run_cli("--headless", "--prompt", "go", "--max-turns", "2", cwd=project,
+                       env=provider_env("anthropic", fake))
+    assert proc.returncode == 4 and "turn limit" in proc.stderr
+
+
+def test_timeout_exit_4(run_cli, project: Path) -> None:
+    with FakeLLM([Turn(text="slow " * 20, chunk_delay=0.5, text_chunks=20)]) as fake:
+        start = time.monotonic()
+        proc = run_cli("--headless", "--prompt", "go", "--timeout", "1s", "-o", "json",
+                       cwd=project, env=provider_env("anthropic", fake))
+    assert time.monotonic() - start < 10
+    assert proc.returncode == 4 and json.loads(proc.stdout)["stop_reason"] == "timeout"
+
+
+@pytest.mark.parametrize(
+    ("turn", "needle"),
+    [
+        (Turn(status=401, error_message="invalid x-api-key"), "ANTHROPIC_API_KEY"),
+        (Turn(status=404, error_message="model: nope"), "test-model"),
+    ],
+)
+def test_provider_errors_exit_3(run_cli, project: Path, turn: Turn, needle: str) -> None:
+    with FakeLLM([turn]) as fake:
+        proc = run_cli("--headless", "--prompt", "go", "--model", "test-model", cwd=project,
+                       env=provider_env("anthropic", fake))
+    assert proc.returncode == 3, proc.stderr
+    assert needle in proc.stderr and "Traceback" not in proc.stderr
+    assert "sk-ant-test-123456" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_retry_after_429_then_success(run_cli, project: Path, tmp_path: Path) -> None:
+    config = project / ".agent" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("[network]\nbackoff_base = 0.01\n")
+    with FakeLLM([Turn(status=429, retry_after=0.2), Turn(text="fine")]) as fake:
+        proc = run_cli("--headless", "--prompt", "go", cwd=project,
+                       env=provider_env("anthropic", fake))
+    assert proc.returncode == 0 and proc.stdout == "fine\n"
+
+
+def test_ctrl_c_exits_130(clean_env: dict[str, str], project: Path) -> None:
+    with FakeLLM([Turn(text="x " * 50, chunk_delay=0.2, text_chunks=50)]) as fake:
+        proc = subprocess.Popen(
+            [AIAGENT, "--headless", "--prompt", "go", "-o", "json"], cwd=project,
+            env={**clean_env, **provider_env("anthropic", fake)},
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        time.sleep(1.5)
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 130, err
+    assert json.loads(out)["stop_reason"] == "interrupted" and "Traceback" not in err

@@ -1,0 +1,109 @@
+"""Every built-in SAST rule fires on its bad case and stays quiet on its safe twin."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+import yaml
+from sec_helpers import HERE, source
+
+from aiagent.security.errors import SecurityConfigError
+from aiagent.security.scanners.sast import SastScanner, builtin_rules
+from aiagent.security.scanners.sast_rules import parse_rule
+
+CASES = yaml.safe_load((HERE / "rule_cases.yaml").read_text())
+PY_3_12_SYNTAX = 'name = "x"\nmsg = f"{"nested" + name!r:>{10}}"\ncur.execute(f"SELECT {name}")\n'
+
+
+@lru_cache(maxsize=1)
+def scanner() -> SastScanner:
+    s = SastScanner()
+    s.validate()
+    return s
+
+
+def ids(code: str, rel: str) -> list[str]:
+    return [f.id for f in scanner().scan_file(source(rel), code.encode())]
+
+
+def test_every_builtin_rule_has_cases() -> None:
+    runnable = {r.id for r in builtin_rules() if r.kind != "llm-hint"}
+    assert runnable == set(CASES)
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_bad_case_is_flagged(rule_id: str) -> None:
+    case = CASES[rule_id]
+    expected = sum(1 for line in case["bad"].splitlines() if line.strip()) if rule_id not in {
+        "PY-CSRF-001", "PY-ROUTE-NOAUTH-001", "IOS-SEC-002", "APPLE-ENT-001"} else 1
+    found = ids(case["bad"], case["file"]).count(rule_id)
+    assert found == expected, f"{rule_id}: {found} findings, expected {expected}"
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_safe_twin_is_clean(rule_id: str) -> None:
+    case = CASES[rule_id]
+    assert rule_id not in ids(case["safe"], case["file"])
+
+
+def test_typescript_files_use_the_javascript_rules() -> None:
+    assert "JS-SQLI-001" in ids(CASES["JS-SQLI-001"]["bad"], "server.ts")
+
+
+def test_current_python_syntax_parses() -> None:
+    assert ids(PY_3_12_SYNTAX, "new.py") == ["PY-SQLI-001"]
+
+
+def test_findings_carry_function_and_lines() -> None:
+    code = "def handler(uid):\n    cur.execute('x' + uid)\n"
+    finding = scanner().scan_file(source("h.py"), code.encode())[0]
+    assert (finding.location.function, finding.location.start_line) == ("handler", 2)
+    assert finding.cwe == "CWE-89" and finding.owasp == "A03:2021"
+
+
+def test_custom_regex_rule_with_paths() -> None:
+    from aiagent.security.config import parse_config
+
+    config = parse_config({"rules": [{
+        "id": "CUSTOM-001", "title": "Direct DB", "severity": "high",
+        "pattern": {"type": "regex", "match": r"db\.(Query|Exec)\(",
+                    "exclude_paths": ["internal/repository/"]},
+    }]}, ".security.yaml")
+    s = SastScanner(config)
+    code = b"rows := db.Query(q)\n"
+    assert [f.id for f in s.scan_file(source("cmd/main.go"), code)] == ["CUSTOM-001"]
+    assert s.scan_file(source("internal/repository/users.go"), code) == []
+
+
+def test_lookaround_regex_runs_under_a_time_guard() -> None:
+    rule = parse_rule({"id": "IOS-SEC-008", "languages": ["swift"], "pattern": {
+        "type": "regex", "match": r"LAPolicy\.deviceOwnerAuthenticationWithBiometrics(?!OrDevicePasscode)"}},
+        "test")
+    assert rule.regex is not None and not rule.regex.linear
+    assert rule.regex.search(b"ctx.evaluatePolicy(LAPolicy.deviceOwnerAuthenticationWithBiometrics, r)")
+    assert not rule.regex.search(b"LAPolicy.deviceOwnerAuthenticationWithBiometricsOrDevicePasscode")
+
+
+def test_catastrophic_regex_does_not_hang() -> None:
+    import time
+
+    from aiagent.security.regexsafe import RegexTimeout, SafePattern
+
+    pattern = SafePattern(r"(a|aa)+(?=c)$", timeout_s=0.2)
+    assert not pattern.linear
+    started = time.perf_counter()
+    with pytest.raises(RegexTimeout):
+        list(pattern.finditer(b"a" * 45 + b"b"))
+    assert time.perf_counter() - started < 2
+
+
+def test_bad_query_names_rule_and_field() -> None:
+    rule = parse_rule({"id": "X-1", "languages": ["python"], "pattern": {
+        "type": "tree-sitter", "query": "(call (nonexistent_node))"}}, ".security.yaml")
+    s = SastScanner()
+    s.rules.append(rule)
+    s._tree_rules["python"].append(rule)
+    s._queries.clear()
+    with pytest.raises(SecurityConfigError, match=r"\.security\.yaml: X-1\.pattern\.query"):
+        s.validate()
