@@ -197,3 +197,36 @@ def test_ctrl_c_exits_130(clean_env: dict[str, str], project: Path) -> None:
         out, err = proc.communicate(timeout=10)
     assert proc.returncode == 130, err
     assert json.loads(out)["stop_reason"] == "interrupted" and "Traceback" not in err
+
+
+def test_shell_tag_protocol(run_cli, project: Path) -> None:
+    config = project / ".agent" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[agent]\ntool_protocol = "tags"\n')
+    answer = "Let me look.\n<shell>echo hello-from-tag</shell>\nThat is all."
+    with FakeLLM([Turn(text=answer, text_chunks=7), Turn(text="It printed hello.")]) as fake:
+        proc = run_cli("--headless", "--provider", "openai", "--tools", "shell_command",
+                       "--prompt", "go", cwd=project, env=provider_env("openai", fake))
+        first, second = (r["json"] for r in fake.requests)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "It printed hello.\n"
+    assert "tools" not in first or not first["tools"]
+    assistant, results = second["messages"][-2:]
+    assert assistant == {"role": "assistant", "content": answer}
+    assert results["role"] == "user"
+    assert results["content"].startswith("$ echo hello-from-tag\nExit code: 0")
+    assert "hello-from-tag" in results["content"].split("Output:")[1]
+
+
+def test_shell_tags_need_approval_like_any_shell_call(run_cli, project: Path) -> None:
+    config = project / ".agent" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[agent]\ntool_protocol = "tags"\n')
+    marker = project / "ran"
+    script = [Turn(text=f"<shell>touch {marker}</shell>"), Turn(text="refused")]
+    with FakeLLM(script) as fake:
+        proc = run_cli("--headless", "--provider", "openai", "--prompt", "go", cwd=project,
+                       env=provider_env("openai", fake))
+        results = fake.requests[1]["json"]["messages"][-1]["content"]
+    assert proc.returncode == 0 and not marker.exists()
+    assert "not allowed" in results

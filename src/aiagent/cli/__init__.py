@@ -20,6 +20,12 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "Audit a project for security issues (offline, no API key).",
     ),
     "security": ("aiagent.cli.security_db:security", "Manage the offline vulnerability database."),
+    "sessions": ("aiagent.cli.sessions_cmd:sessions", "List, show, export, fork or delete sessions."),
+    "permissions": (
+        "aiagent.cli.permissions_cmd:permissions",
+        "List, add or revoke saved approvals; show the audit log.",
+    ),
+    "sandbox": ("aiagent.cli.sandbox_cmd:sandbox", "Check which shell sandbox is available."),
 }
 
 

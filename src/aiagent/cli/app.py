@@ -83,6 +83,22 @@ def parse_duration(value: str | None) -> float | None:
 @click.option("--timeout", help="Limit for the whole run, e.g. 300, 120s, 5m.")
 @click.option("--tools", "tools_csv", help="Comma-separated whitelist of tools (or groups).")
 @click.option(
+    "-c", "--continue", "continue_session", is_flag=True,
+    help="Continue the latest session started in this folder.",
+)
+@click.option(
+    "-r", "--resume", is_flag=False, flag_value="?", default=None, metavar="[ID]",
+    help="Resume a saved session (no ID: list the recent ones).",
+)
+@click.option(
+    "--approval-mode", type=click.Choice(["read-only", "prompt", "auto-edit", "full-auto"]),
+    help="What may run without asking (default from [agent] approval_mode).",
+)
+@click.option(
+    "--approve", multiple=True, metavar="TOOL[:PREFIX]",
+    help="Pre-approve a tool, a command prefix (shell:npm test) or a path (write:src/). Repeatable.",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Choice(["text", "json", "markdown"]),

@@ -39,6 +39,8 @@ def flags_layer(options: dict[str, Any]) -> dict[str, Any]:
             raise ConfigError(f"--timeout: {exc.message}") from None
     if options.get("tools_csv") is not None:
         layer["agent"]["tools"] = [t.strip() for t in options["tools_csv"].split(",") if t.strip()]
+    if options.get("approval_mode"):
+        layer["agent"]["approval_mode"] = options["approval_mode"]
     return {k: v for k, v in layer.items() if v}
 
 
@@ -71,10 +73,24 @@ def _read_stdin() -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def wants_interactive(options: dict[str, Any]) -> bool:
+    """No task given and a person at the keyboard: open the interactive UI."""
+    if options.get("headless") or options.get("prompt") or options.get("prompt_file"):
+        return False
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def run_agent(options: dict[str, Any]) -> int:
     cwd = Path(options.get("cwd") or os.getcwd())
     if not cwd.is_dir():
         return fail(f"--cwd {cwd}: no such folder")
+    if wants_interactive(options):
+        from aiagent.ui.tui import run_interactive
+
+        return run_interactive(options, cwd)
     try:
         settings = Settings.load(cwd, flags_layer(options))
         prompt = read_prompt(options, cwd)
@@ -87,6 +103,13 @@ def run_agent(options: dict[str, Any]) -> int:
             "interactive mode is not available in this build; "
             'run `aiagent --headless --prompt "…"`'
         )
+    from aiagent.core.session import SessionRequest
     from aiagent.ui.headless import run_headless
 
-    return run_headless(settings, prompt, options.get("output") or "text")
+    if options.get("resume") == "?":
+        from aiagent.cli.sessions_cmd import resume_hint
+
+        return fail(resume_hint(settings))
+    request = SessionRequest(bool(options.get("continue_session")), options.get("resume"))
+    return run_headless(settings, prompt, options.get("output") or "text", session=request,
+                        approve=tuple(options.get("approve") or ()))

@@ -43,6 +43,7 @@ class AgentSettings:
     approval_mode: str
     context_budget: int
     tool_profile: str
+    tool_protocol: str
     tools: list[str] | None
     system_prompt: str | None
 
@@ -274,6 +275,7 @@ class Settings:
             approval_mode=str(a.get("approval_mode", "prompt")),
             context_budget=int(a.get("context_budget", 100000)),
             tool_profile=str(a.get("tool_profile", "default")),
+            tool_protocol=str(a.get("tool_protocol", "native")),
             tools=list(a["tools"]) if a.get("tools") is not None else None,
             system_prompt=a.get("system_prompt"),
         )

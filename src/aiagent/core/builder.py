@@ -18,19 +18,13 @@ from aiagent.core.prompt import PromptFragment, build_system_prompt, read_rules,
 from aiagent.providers import create_provider
 from aiagent.providers.base import AuthError
 from aiagent.tools.base import ToolRegistry
+from aiagent.tools.profiles import expand_groups, profile_tools
 
 KEY_REQUIRED_HOSTS = {"anthropic": "api.anthropic.com", "openai": "api.openai.com"}
 
 
 def expand_tool_names(names: Iterable[str], registry: ToolRegistry, source: str) -> list[str]:
     """Expand group names (``read``, ``search``, ...) and check every name is known."""
-    try:
-        from aiagent.tools.profiles import expand_groups
-    except ImportError:  # profiles not installed in this build
-
-        def expand_groups(items: Iterable[str]) -> list[str]:
-            return list(items)
-
     expanded = expand_groups(list(names))
     unknown = [n for n in expanded if n not in registry]
     if unknown:
@@ -43,10 +37,6 @@ def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
     agent = settings.agent
     if agent.tools is not None:
         return expand_tool_names(agent.tools, registry, "tools")
-    try:
-        from aiagent.tools.profiles import profile_tools
-    except ImportError:
-        return registry.names()
     try:
         names = profile_tools(agent.tool_profile)
     except ValueError as exc:
@@ -61,6 +51,16 @@ def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) 
     return build_system_prompt(workspace, rules=read_rules(files), fragments=fragments, base=base)
 
 
+def protocol_fragments(settings: Settings) -> list[PromptFragment]:
+    """How to call tools, when the model has no native tool calls (``tool_protocol = "tags"``)."""
+    if settings.agent.tool_protocol != "tags":
+        return []
+    from importlib import resources
+
+    text = resources.files("aiagent.core").joinpath("prompts/shell_tags.md").read_text("utf-8")
+    return [PromptFragment("Running commands", text.strip())]
+
+
 def check_key(settings: Settings) -> None:
     name = settings.provider_name
     config = settings.provider_config()
@@ -70,6 +70,15 @@ def check_key(settings: Settings) -> None:
             f"no API key for {name}: set {config.api_key_env or 'the key'} "
             f"(or choose another provider with --provider)"
         )
+
+
+def tool_settings(settings: Settings) -> dict[str, Any]:
+    """The ``[tools]`` table, plus ``sandbox``: whether and how shell commands are sandboxed."""
+    from aiagent import sandbox
+
+    table = dict(settings.get("tools", {}))
+    table["sandbox"] = sandbox.tool_settings(settings.get("sandbox", {}), settings.agent.approval_mode)
+    return table
 
 
 def build_agent(
@@ -91,13 +100,14 @@ def build_agent(
         max_tokens=settings.max_tokens,
         temperature=settings.get(f"provider.{settings.provider_name}.temperature"),
         tools=offered_tools(settings, registry),
-        tool_settings=dict(settings.get("tools", {})),
+        tool_settings=tool_settings(settings),
+        tool_protocol=settings.agent.tool_protocol,
     )
     return Agent(
         provider,
         registry,
         config,
-        system_prompt=system_prompt(settings),
+        system_prompt=system_prompt(settings, protocol_fragments(settings)),
         workspace=workspace or settings.workspace,
         approval=approval,
         hooks=hooks,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.core.approval import AllowAll, ApprovalPolicy
+from aiagent.core.context import ContextPolicy, PassThrough
 from aiagent.core.conversation import Conversation
 from aiagent.core.events import (
     AgentEvent,
@@ -44,7 +45,14 @@ from aiagent.providers.base import (
     ToolUse,
     UsageReport,
 )
-from aiagent.tools.base import ToolContext, ToolError, ToolRegistry, ToolResult, validate_args
+from aiagent.tools.base import (
+    ToolContext,
+    ToolError,
+    ToolRegistry,
+    ToolResult,
+    release_tool_state,
+    validate_args,
+)
 
 EXIT_OK, EXIT_INTERNAL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 1, 4, 130
 
@@ -68,6 +76,8 @@ class AgentConfig:
     tools: Collection[str] | None = None  # names offered to the model; None = registry's all
     tool_settings: dict[str, Any] = field(default_factory=dict)
     allow_outside_workspace: bool = False
+    #: "native" tool calls, or "tags": the model writes <shell>…</shell> in its answer
+    tool_protocol: str = "native"
 
 
 class Agent:
@@ -82,6 +92,7 @@ class Agent:
         approval: ApprovalPolicy | None = None,
         hooks: Hooks | None = None,
         conversation: Conversation | None = None,
+        context: ContextPolicy | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -90,12 +101,14 @@ class Agent:
         self.workspace = (workspace or Path.cwd()).resolve()
         self.approval = approval or AllowAll()
         self.hooks = hooks or Hooks()
-        self.conversation = conversation or Conversation()
+        self.conversation = conversation if conversation is not None else Conversation()
+        self.context: ContextPolicy = context if context is not None else PassThrough()
         self.usage = Usage()
         self.tool_state: dict[str, Any] = {}
         self._cancel = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
         self._started = False
+        self._tag_rounds = 0
 
     # ---- public ----------------------------------------------------------------------
 
@@ -112,6 +125,13 @@ class Agent:
         finally:
             await self._stop_worker()
 
+    async def aclose(self) -> None:
+        """Stop what tools left running and release the provider's connections (call once
+        the front-end is done with this agent)."""
+        await self._stop_worker()
+        await release_tool_state(self.tool_state)
+        await self.provider.aclose()
+
     def cancel(self) -> None:
         """Stop the run in flight (Ctrl-C). The stream ends with an interrupted DoneEvent."""
         self._cancel.set()
@@ -122,6 +142,7 @@ class Agent:
 
     async def _work(self, user_input: str, emit: Callable[[AgentEvent], None]) -> None:
         turns, answer = 0, ""
+        self._tag_rounds = 0
         try:
             async with asyncio.timeout(self.config.timeout or None):
                 self.conversation.append(Message.user(user_input))
@@ -136,11 +157,14 @@ class Agent:
                     self.conversation.append(message)
                     emit(TurnEndEvent(turns, stop))
                     answer = message.text
-                    if not message.tool_uses:
+                    if message.tool_uses:
+                        results = [await self._call_tool(u, emit) for u in message.tool_uses]
+                        self.conversation.append(Message("user", list(results)))
+                    elif (follow_up := await self._tag_round(message.text, turns, emit)) is not None:
+                        self.conversation.append(follow_up)
+                    else:
                         answer = await self.hooks.after_response(message.text)
                         break
-                    results = [await self._call_tool(u, emit) for u in message.tool_uses]
-                    self.conversation.append(Message("user", list(results)))
             emit(DoneEvent("completed", answer, turns, self.usage, EXIT_OK))
         except RunEnded as end:
             emit(DoneEvent(end.stop_reason, answer, turns, self.usage, end.exit_code))
@@ -161,10 +185,11 @@ class Agent:
             model=self.config.model,
             system=self.system_prompt,
             messages=self.conversation.messages,
-            tools=self.tools.specs(self.config.tools),
+            tools=[] if self.config.tool_protocol == "tags" else self.tools.specs(self.config.tools),
             max_tokens=self.config.max_tokens,
             temperature=self.config.temperature,
         )
+        request = await self.context.prepare(request, self.provider, emit)
         text: list[str] = []
         blocks: list[Block] = []
         stop = "end_turn"
@@ -177,6 +202,7 @@ class Agent:
                 blocks.append(event.block)
             elif isinstance(event, UsageReport):
                 self.usage = self.usage + event.usage
+                self.context.observe(event.usage)
                 emit(UsageEvent(event.usage, self.usage))
             elif isinstance(event, Stop):
                 stop = event.reason
@@ -196,8 +222,32 @@ class Agent:
         call = ToolCall(use.id, use.name, dict(use.input))
         result = await self._tool_result(call, use, emit)
         result = await self._guard(self.hooks.after_tool_result(call, result), "a hook")
-        emit(ToolResultEvent(use.id, use.name, result.content, result.is_error))
-        return ToolResultBlock(use.id, result.content, result.is_error)
+        content = self.context.fit_result(use.id, result.content)
+        emit(ToolResultEvent(use.id, use.name, content, result.is_error))
+        return ToolResultBlock(use.id, content, result.is_error)
+
+    async def _tag_round(
+        self, text: str, turn: int, emit: Callable[[AgentEvent], None]
+    ) -> Message | None:
+        """With the tags protocol, run the answer's ``<shell>`` blocks as ``shell_command``
+        calls (same approval, hooks and events) and return the results as a new message.
+        The assistant message itself stays verbatim."""
+        if self.config.tool_protocol != "tags":
+            return None
+        from aiagent.tools.shell.tags import cap, extract_commands
+
+        tags = self.config.tool_settings.get("tags", {})
+        commands = extract_commands(text)
+        if not commands or self._tag_rounds >= int(tags.get("max_rounds", 10)):
+            return None
+        self._tag_rounds += 1
+        limit = int(tags.get("max_result_chars", 2000))
+        parts = []
+        for index, command in enumerate(commands):
+            use = ToolUseBlock(f"shell-tag-{turn}-{index}", "shell_command", {"command": command})
+            result = await self._call_tool(use, emit)
+            parts.append(f"$ {command}\n{cap(result.content, limit)}")
+        return Message.user("\n\n".join(parts))
 
     async def _tool_result(
         self, call: ToolCall, use: ToolUseBlock, emit: Callable[[AgentEvent], None]

@@ -96,6 +96,10 @@ class Provider(Protocol):
 
     def stream(self, req: CompletionRequest) -> AsyncIterator[StreamEvent]: ...
 
+    async def aclose(self) -> None:
+        """Release connections; the provider may be used again afterwards."""
+        ...
+
 
 # ---- errors --------------------------------------------------------------------------
 

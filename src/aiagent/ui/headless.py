@@ -16,7 +16,7 @@ import json
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from aiagent.config.settings import ConfigError, Settings
 from aiagent.core.events import (
@@ -32,6 +32,9 @@ from aiagent.core.events import (
     TurnEndEvent,
 )
 from aiagent.providers.base import ProviderError
+
+if TYPE_CHECKING:
+    from aiagent.core.session import SessionRequest
 
 PREVIEW = 300
 
@@ -212,32 +215,49 @@ async def drive(agent: Any, prompt: str, renderer: Renderer) -> Transcript:
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, agent.cancel)
-    async for event in agent.run(prompt):
-        if isinstance(event, ApprovalRequestEvent):
-            event.answer("deny")  # headless never waits for a person
-        transcript.add(event)
-        renderer.event(event, transcript)
+    try:
+        async for event in agent.run(prompt):
+            if isinstance(event, ApprovalRequestEvent):
+                event.answer("deny")  # headless never waits for a person
+            transcript.add(event)
+            renderer.event(event, transcript)
+    finally:
+        await agent.aclose()
     return transcript
 
 
 def run_headless(
-    settings: Settings, prompt: str, output: str, out: TextIO | None = None, err: TextIO | None = None
+    settings: Settings, prompt: str, output: str, out: TextIO | None = None,
+    err: TextIO | None = None, *, session: SessionRequest | None = None,
+    approve: tuple[str, ...] = (),
 ) -> int:
-    from aiagent.core.approval import HeadlessPolicy
     from aiagent.core.builder import build_agent, expand_tool_names
+    from aiagent.core.session import SessionRequest, make_policy, open_session
     from aiagent.tools.base import ToolRegistry
 
     out, err = out or sys.stdout, err or sys.stderr
     registry = ToolRegistry()
+    opened = None
     try:
         whitelist = settings.agent.tools
         allowed = None if whitelist is None else expand_tool_names(whitelist, registry, "--tools")
-        agent = build_agent(settings, approval=HeadlessPolicy(allowed), registry=registry)
+        opened = open_session(settings, session or SessionRequest(), title=prompt)
+        policy = make_policy(settings, opened, interactive=False, approve=approve, whitelist=allowed)
+        agent = build_agent(settings, approval=policy, registry=registry,
+                            conversation=opened.conversation, context=opened.context)
     except (ConfigError, ProviderError) as exc:
+        if opened is not None:
+            opened.close(discard_if_empty=True)
         err.write(f"aiagent: error: {exc}\n")
         return exc.exit_code
+    opened.attach(agent)
+    for note in opened.notes:
+        err.write(f"aiagent: note: {note}\n")
     renderer = make_renderer(output, out, err)
     transcript = asyncio.run(drive(agent, prompt, renderer))
     renderer.finish(transcript)
     out.flush()
+    if opened.recorder.error:
+        err.write(f"aiagent: warning: {opened.recorder.error}\n")
+    opened.close()
     return transcript.done.exit_code if transcript.done else 1

@@ -23,7 +23,7 @@ from aiagent.tools.shell.capture import Capture
 from aiagent.tools.shell.env import command_env
 from aiagent.tools.shell.process import Limits, Running, new_tag, spawn
 from aiagent.tools.shell.runtime import runtime
-from aiagent.tools.shell.tools import shell_argv
+from aiagent.tools.shell.tools import sandboxed, shell_argv
 from aiagent.tools.shell.truncate import approx_token_count, truncate_middle
 from aiagent.tools.tooldef import BuiltinTool, boolean, int_arg, number, schema, string
 from aiagent.tools.workspace import resolve_path
@@ -171,7 +171,7 @@ class ExecCommandTool(BuiltinTool):
         settings = rt.settings
         if args.get("shell"):
             settings = dataclasses.replace(settings, shell=str(args["shell"]))
-        argv = shell_argv(settings, args["cmd"], args.get("login"))
+        argv = sandboxed(shell_argv(settings, args["cmd"], args.get("login")), ctx)
         cwd = resolve_path(ctx, args.get("workdir") or ".", field="workdir")
         tty = bool(args.get("tty", False))
         capture = Capture(rt.new_log("exec"), 0, SESSION_BUFFER_BYTES, settings.log_max_bytes)

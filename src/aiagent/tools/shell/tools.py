@@ -66,7 +66,19 @@ def _emitter(ctx: ToolContext) -> Any:
     return sink
 
 
+def sandboxed(argv: list[str], ctx: ToolContext) -> list[str]:
+    """``argv`` inside the sandbox when the settings ask for one (full-auto, or
+    ``[sandbox] always``); unchanged otherwise."""
+    from aiagent.sandbox import SandboxUnavailable, wrap_for_settings
+
+    try:
+        return wrap_for_settings(argv, ctx.workspace, ctx.settings)
+    except SandboxUnavailable as err:
+        raise ToolError(f"not run: {err}") from None
+
+
 async def start(ctx: ToolContext, rt: ShellRuntime, argv: list[str], cwd: Path, kind: str) -> Running:
+    argv = sandboxed(argv, ctx)
     settings = rt.settings
     half = max(1024, settings.memory_bytes // 2)
     capture = Capture(rt.new_log(kind), half, half, settings.log_max_bytes)
@@ -108,6 +120,7 @@ async def run_background(ctx: ToolContext, argv: list[str], cwd: Path, command: 
     rt = runtime(ctx)
     half = max(1024, rt.settings.memory_bytes // 2)
     capture = Capture.external(rt.new_log("job"), half, half)
+    argv = sandboxed(argv, ctx)
     try:
         running = spawn_detached(argv, cwd=cwd, env=command_env(new_tag(), rt.settings.env), capture=capture)
     except OSError as err:

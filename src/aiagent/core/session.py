@@ -1,0 +1,174 @@
+"""Open a stored session for an agent run and wire it in: history, recorder, context
+window, approval policy. Every front-end (headless, TUI, web) calls these, so they all
+save, resume, compact and approve alike.
+
+    session = open_session(settings, SessionRequest(continue_latest=True), title=prompt)
+    policy = make_policy(settings, session, interactive=False, approve=["shell:npm test"])
+    agent = build_agent(settings, approval=policy, conversation=session.conversation,
+                        context=session.context)
+    session.attach(agent)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from aiagent.config.settings import ConfigError, Settings
+from aiagent.core.compaction import Plan
+from aiagent.core.context import ContextSettings, ContextWindow
+from aiagent.core.conversation import Conversation
+from aiagent.core.permissions import Mode, PermissionPolicy, Rule, parse_rule
+from aiagent.core.redact import SecretMasker
+from aiagent.core.tokens import budget_for
+
+if TYPE_CHECKING:
+    from aiagent.store.approvals import ApprovalStore
+    from aiagent.store.sessions import SessionInfo, SessionRecorder, SessionStore
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRequest:
+    """Which session to use: a new one (default), the latest in this folder, or one by id."""
+
+    continue_latest: bool = False
+    resume: str | None = None
+    save: bool = True
+
+
+@dataclass(slots=True)
+class AgentSession:
+    store: SessionStore
+    approvals: ApprovalStore
+    info: SessionInfo
+    conversation: Conversation
+    recorder: SessionRecorder
+    context: ContextWindow
+    resumed: bool = False
+    notes: list[str] = field(default_factory=list)  # things to tell the user
+
+    def attach(self, agent: Any) -> None:
+        """Record each assistant message with the usage reported since the previous one."""
+        self.recorder.usage_total = lambda: agent.usage
+
+    def close(self, *, discard_if_empty: bool = False) -> None:
+        """Close the database; a new session that got no message is deleted."""
+        if discard_if_empty and not self.resumed and not len(self.conversation):
+            self.store.delete(self.info.id)
+        self.store.close()
+
+
+class SessionError(ConfigError):
+    """Cannot open or find the session (exit code 2)."""
+
+
+def open_session(settings: Settings, request: SessionRequest, *, title: str = "") -> AgentSession:
+    from aiagent.store.approvals import ApprovalStore
+    from aiagent.store.db import StoreError
+    from aiagent.store.sessions import SessionNotFound, SessionStore
+
+    try:
+        store = SessionStore.open(settings.env)
+    except StoreError as exc:
+        raise SessionError(str(exc)) from None
+    try:
+        info, resumed = _choose(store, settings, request, title)
+    except SessionNotFound as exc:
+        store.close()
+        raise SessionError(str(exc)) from None
+    return _assemble(store, ApprovalStore(store.conn), info, settings, resumed)
+
+
+def _choose(store: SessionStore, settings: Settings, request: SessionRequest, title: str
+            ) -> tuple[SessionInfo, bool]:
+    from aiagent.store.sessions import SessionNotFound, title_of
+
+    workspace = str(settings.workspace)
+    if request.resume:
+        return store.get(request.resume), True
+    if request.continue_latest:
+        latest = store.latest(workspace)
+        if latest is None:
+            raise SessionNotFound(f"no earlier session in {workspace} to continue")
+        return latest, True
+    info = store.create(workspace, provider=settings.provider_name, model=settings.model,
+                        title=title_of(title))
+    return info, False
+
+
+def _assemble(store: SessionStore, approvals: ApprovalStore, info: SessionInfo,
+              settings: Settings, resumed: bool) -> AgentSession:
+    from aiagent.store.sessions import SessionRecorder, repair_tail
+
+    history = store.messages(info.id)
+    recorder = SessionRecorder(store, info.id, len(history), model=settings.model)
+    conversation = Conversation(history, on_append=recorder)
+    notes = []
+    fix = repair_tail(history)
+    if fix is not None:
+        conversation.append(fix)
+        notes.append("the previous run stopped in the middle of a tool call; its result was "
+                      "marked as not run")
+    context = make_context(settings, store, info)
+    return AgentSession(store, approvals, info, conversation, recorder, context, resumed, notes)
+
+
+def make_context(settings: Settings, store: SessionStore, info: SessionInfo) -> ContextWindow:
+    raw = dict(settings.get("context", {}))
+    windows = {str(k): int(v) for k, v in dict(raw.pop("windows", {})).items()}
+    budget = budget_for(settings.model, settings.agent.context_budget, windows)
+    saved = store.latest_compaction(info.id)
+    return ContextWindow(
+        budget,
+        settings=ContextSettings.from_mapping(raw),
+        folder=store.folder(info.id, create=False),
+        plan=Plan.from_dict(saved) if saved else None,
+        on_plan=lambda plan: store.save_compaction(info.id, plan),
+        mask=SecretMasker.from_env(settings.env),
+    )
+
+
+def make_policy(
+    settings: Settings,
+    session: AgentSession | None,
+    *,
+    interactive: bool,
+    approve: list[str] | tuple[str, ...] = (),
+    whitelist: list[str] | None = None,
+) -> PermissionPolicy:
+    """The approval policy for this run: mode, saved grants, ``[permissions]`` rules,
+    ``--approve`` and (headless) the ``--tools`` whitelist as pre-approvals."""
+    from aiagent import sandbox
+
+    mode = settings.agent.approval_mode
+    perms = settings.get("permissions", {})
+    try:
+        rules: list[Rule] = [parse_rule(t, "allow", "[permissions] allow")
+                             for t in perms.get("allow", [])]
+        rules += [parse_rule(t, "deny", "[permissions] deny") for t in perms.get("deny", [])]
+        rules += [parse_rule(t, "allow", "--approve") for t in approve]
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    rules += [Rule(name, "", "allow", "--tools") for name in whitelist or []]
+    from aiagent.config import paths
+
+    return PermissionPolicy(
+        _mode(mode),
+        session.approvals if session is not None else None,
+        workspace=settings.workspace,
+        project=paths.project_root(settings.workspace),
+        session_id=session.info.id if session is not None else "",
+        rules=rules,
+        interactive=interactive,
+        sandbox=sandbox.state(settings.get("sandbox", {})) if mode == "full-auto"  # type: ignore[arg-type]
+        else "unavailable",
+    )
+
+
+def _mode(value: str) -> Mode:
+    from aiagent.core.permissions import MODES
+
+    for mode in MODES:
+        if mode == value:
+            return mode
+    raise ConfigError(f"agent.approval_mode: unknown mode {value!r} (known: {', '.join(MODES)})")
