@@ -115,7 +115,30 @@ def test_cancel_is_clean() -> None:
     with FakeLLM([Turn(tool_calls=[ToolCall("sleep", {"seconds": 30})])]) as fake:
         events, agent = run_agent(fake, cancel_after=0.5)
     assert (_done(events).stop_reason, _done(events).exit_code) == ("interrupted", 130)
-    assert agent.conversation.messages[-1].role == "assistant"
+    last = agent.conversation.messages[-1]
+    assert last.role == "user" and isinstance(last.content[0], ToolResultBlock)
+    assert last.content[0].is_error and last.content[0].content.startswith("not run")
+
+
+def test_cancelled_run_leaves_a_history_the_next_run_can_send() -> None:
+    calls = [ToolCall("echo", {"text": "first"}), ToolCall("sleep", {"seconds": 30}),
+             ToolCall("echo", {"text": "third"})]
+    with FakeLLM([Turn(tool_calls=calls), Turn(text="resumed fine")]) as fake:
+        events, agent = run_agent(fake, cancel_after=0.5)
+        results = agent.conversation.messages[-1].content
+        assert [r.is_error for r in results if isinstance(r, ToolResultBlock)] == [False, True, True]
+
+        async def again() -> list[Any]:
+            return [e async for e in agent.run("go on")]
+
+        import asyncio
+
+        second = asyncio.run(again())
+        sent = fake.requests[-1]["json"]["messages"]
+    assert _done(second).answer == "resumed fine"
+    tool_results = [b for m in sent for b in (m["content"] if isinstance(m["content"], list) else [])
+                    if b.get("type") == "tool_result"]
+    assert [b["tool_use_id"] for b in tool_results] == [c.id for c in agent.conversation.messages[1].tool_uses]
 
 
 def test_hooks_modify_cancel_transform() -> None:

@@ -55,6 +55,7 @@ from aiagent.tools.base import (
 )
 
 EXIT_OK, EXIT_INTERNAL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 1, 4, 130
+STOPPED_RESULT = "not run: the run was stopped (interrupted or out of time) before this call finished"
 
 
 class RunEnded(Exception):
@@ -158,8 +159,7 @@ class Agent:
                     emit(TurnEndEvent(turns, stop))
                     answer = message.text
                     if message.tool_uses:
-                        results = [await self._call_tool(u, emit) for u in message.tool_uses]
-                        self.conversation.append(Message("user", list(results)))
+                        await self._run_tools(message.tool_uses, emit)
                     elif (follow_up := await self._tag_round(message.text, turns, emit)) is not None:
                         self.conversation.append(follow_up)
                     else:
@@ -214,6 +214,21 @@ class Agent:
         return Message("assistant", blocks), stop
 
     # ---- tools -----------------------------------------------------------------------
+
+    async def _run_tools(
+        self, uses: list[ToolUseBlock], emit: Callable[[AgentEvent], None]
+    ) -> None:
+        """Run each call in order and append the results. If the run stops midway (cancel,
+        timeout), the calls not finished get a "not run" result, so the history stays
+        valid for the next request."""
+        results: list[Block] = []
+        try:
+            for use in uses:
+                results.append(await self._call_tool(use, emit))
+        finally:
+            for use in uses[len(results) :]:
+                results.append(ToolResultBlock(use.id, STOPPED_RESULT, True))
+            self.conversation.append(Message("user", results))
 
     async def _call_tool(
         self, use: ToolUseBlock, emit: Callable[[AgentEvent], None]
