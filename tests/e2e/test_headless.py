@@ -230,3 +230,15 @@ def test_shell_tags_need_approval_like_any_shell_call(run_cli, project: Path) ->
         results = fake.requests[1]["json"]["messages"][-1]["content"]
     assert proc.returncode == 0 and not marker.exists()
     assert "not allowed" in results
+
+
+def test_timeout_kills_the_running_command(run_cli, project: Path) -> None:
+    marker = project / "still-running"
+    command = f"sleep 3 && touch {marker}"
+    script = [Turn(tool_calls=[ToolCall("shell_command", {"command": command})]), Turn(text="x")]
+    with FakeLLM(script) as fake:
+        proc = run_cli("--headless", "--tools", "shell_command", "--timeout", "1s", "--prompt",
+                       "go", cwd=project, env=provider_env("anthropic", fake))
+    assert proc.returncode == 4
+    time.sleep(3.5)
+    assert not marker.exists(), "the command outlived the run"

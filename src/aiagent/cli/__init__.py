@@ -34,6 +34,19 @@ def main(argv: list[str] | None = None) -> None:
     if args in (["--version"], ["-V"]):  # the fast path: no click, no config
         sys.stdout.write(f"aiagent, version {__version__}\n")
         return
+    if not args and _at_a_terminal():  # bare `aiagent`: straight to the UI, no click
+        from pathlib import Path
+
+        from aiagent.ui.tui import run_interactive
+
+        sys.exit(run_interactive({}, Path.cwd()))
     from aiagent.cli.app import cli
 
     cli.main(args=args, prog_name="aiagent")
+
+
+def _at_a_terminal() -> bool:
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False

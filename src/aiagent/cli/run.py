@@ -97,12 +97,7 @@ def run_agent(options: dict[str, Any]) -> int:
     except ConfigError as exc:
         return fail(str(exc), exc.exit_code)
     if not prompt:
-        if options.get("headless") or not sys.stdin.isatty():
-            return fail("no prompt: give --prompt \"…\", --file PATH, or pipe text on stdin")
-        return fail(
-            "interactive mode is not available in this build; "
-            'run `aiagent --headless --prompt "…"`'
-        )
+        return fail("no prompt: give --prompt \"…\", --file PATH, or pipe text on stdin")
     from aiagent.core.session import SessionRequest
     from aiagent.ui.headless import run_headless
 

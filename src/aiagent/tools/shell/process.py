@@ -156,8 +156,15 @@ class Running:
         return all(t.done() for t in self.readers)
 
     async def supervise(self, limits: Limits, cancel: asyncio.Event | None = None) -> Outcome:
-        """Wait for the exit, a limit or cancellation; then clean up (unless backgrounded)."""
-        reason = await self._watch(limits, cancel)
+        """Wait for the exit, a limit or cancellation; then clean up (unless backgrounded).
+
+        If the awaiting task itself is cancelled (Esc, Ctrl-C, the run's timeout), the
+        whole tree is killed before the cancellation goes on."""
+        try:
+            reason = await self._watch(limits, cancel)
+        except asyncio.CancelledError:
+            await asyncio.shield(self.kill(limits.kill_grace))
+            raise
         if reason == "backgrounded":
             return Outcome(None, time.monotonic() - self.started, reason=reason)
         if reason is not None:

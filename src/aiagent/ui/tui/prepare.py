@@ -1,0 +1,105 @@
+"""Building what the UI drives: settings, the agent, the permission policy, the session
+store and checkpoints.
+
+:func:`load_settings` and :func:`warm_imports` run in a thread while the input line is
+already on screen; :func:`build_parts` then assembles the objects on the event loop
+(SQLite connections belong to the thread that opens them).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aiagent.config.settings import Settings
+
+if TYPE_CHECKING:
+    from aiagent.core.checkpoints import Checkpoints
+    from aiagent.core.loop import Agent
+    from aiagent.ui.tui.session import SessionLink
+
+HEAVY_MODULES = (
+    "aiagent.core.builder", "httpx", "aiagent.core.session", "aiagent.store.sessions",
+    "aiagent.store.approvals", "aiagent.core.checkpoints", "rich.markdown", "rich.live",
+    "rich.panel", "rich.syntax", "aiagent.ui.tui.view",
+)
+
+
+@dataclass
+class Parts:
+    settings: Settings
+    agent: Agent | None
+    policy: Any
+    link: SessionLink
+    checkpoints: Checkpoints | None
+    problems: list[str] = field(default_factory=list)
+
+
+def load_settings(cwd: Path, options: dict[str, Any], env: dict[str, str]) -> Settings:
+    from aiagent.cli.run import flags_layer
+
+    return Settings.load(cwd, flags_layer(options), env)
+
+
+def warm_imports(provider: str) -> None:
+    """Import what the first turn needs, so it starts without a pause."""
+    from aiagent.providers import PROVIDERS
+
+    names = list(HEAVY_MODULES)
+    if provider in PROVIDERS:
+        names.append(PROVIDERS[provider].partition(":")[0])
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001,S112 - warming is best effort
+            continue
+
+
+def session_request(options: dict[str, Any]) -> Any:
+    from aiagent.core.session import SessionRequest
+
+    resume = options.get("resume")
+    return SessionRequest(bool(options.get("continue_session")),
+                          resume if resume and resume != "?" else None)
+
+
+def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]) -> Parts:
+    """Session, policy and agent. A problem that leaves no agent is reported, not raised,
+    so the UI stays up (the user can switch provider, or read the message and quit)."""
+    from aiagent.config import paths
+    from aiagent.core.builder import build_agent
+    from aiagent.core.session import make_policy
+    from aiagent.ui.tui.session import SessionLink
+
+    problems: list[str] = []
+    link = SessionLink(settings)
+    try:
+        opened = link.open(session_request(options))
+    except Exception as exc:  # noqa: BLE001 - e.g. no such session: start a new one
+        problems.append(str(exc))
+        from aiagent.core.session import SessionRequest
+
+        opened = link.open(SessionRequest())
+    policy = make_policy(settings, opened, interactive=True,
+                         approve=tuple(options.get("approve") or ()))
+    agent = None
+    try:
+        agent = build_agent(settings, approval=policy, conversation=opened.conversation,
+                            context=opened.context)
+        opened.attach(agent)
+    except Exception as exc:  # noqa: BLE001 - shown; the UI stays up
+        problems.append(str(exc))
+    problems += opened.notes
+    return Parts(settings, agent, policy, link, _checkpoints(settings, paths.data_dir(env)),
+                 problems)
+
+
+def _checkpoints(settings: Settings, data_dir: Path) -> Checkpoints | None:
+    from aiagent.core.checkpoints import Checkpoints
+
+    workspace = settings.workspace.resolve()
+    if not Checkpoints.available() or workspace in (Path.home().resolve(), Path("/")):
+        return None  # no git, or a folder too broad to snapshot
+    return Checkpoints.for_workspace(settings.workspace, data_dir)

@@ -1,0 +1,166 @@
+"""Rendering with rich: Markdown answers, tool headers and summaries, diffs, notices.
+
+These functions build renderables; :mod:`aiagent.ui.tui.view` decides when they are
+printed. Everything wraps to the console's width, so nothing is cut or overlaps in a
+narrow terminal.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from aiagent.ui.tui.blocks import ToolBlock, one_line
+
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+    from rich.text import Text
+
+    from aiagent.ui.tui.terminal import TermInfo
+
+DIFF_LINES = 40
+SUMMARY_LINES = 3
+BULLET = "●"
+ELBOW = "⎿"
+
+
+def make_console(term: TermInfo, file: Any = None, width: int | None = None) -> Console:
+    from rich.console import Console
+
+    return Console(
+        file=file,
+        force_terminal=term.tty,
+        no_color=not term.color,
+        color_system="auto" if term.color else None,
+        highlight=False,
+        emoji=False,
+        width=width,
+    )
+
+
+def code_theme(term: TermInfo) -> str:
+    return "monokai" if term.dark else "default"
+
+
+def markdown(text: str, term: TermInfo) -> RenderableType:
+    """``text`` as Markdown: headings on the left, without blank lines above or below."""
+    return _Trimmed(_markdown_class()(text, code_theme=code_theme(term),
+                                      inline_code_theme=code_theme(term)))
+
+
+@cache
+def _markdown_class() -> type:
+    from rich.markdown import Heading, Markdown
+
+    class LeftHeading(Heading):
+        LEVEL_ALIGN: ClassVar[dict[str, Any]] = {}
+
+    class AgentMarkdown(Markdown):
+        elements: ClassVar[dict[str, type]] = {**Markdown.elements, "heading_open": LeftHeading}
+
+    return AgentMarkdown
+
+
+class _Trimmed:
+    """A renderable minus its leading and trailing blank lines."""
+
+    def __init__(self, inner: RenderableType) -> None:
+        self.inner = inner
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.segment import Segment
+
+        lines = console.render_lines(self.inner, options, pad=False)
+        blank = [not "".join(seg.text for seg in line).strip() for line in lines]
+        start = next((i for i, b in enumerate(blank) if not b), len(lines))
+        end = len(lines) - next((i for i, b in enumerate(reversed(blank)) if not b), len(lines))
+        for line in lines[start:end]:
+            yield from line
+            yield Segment.line()
+
+
+def tool_header(block: ToolBlock, width: int) -> Text:
+    from rich.text import Text
+
+    text = Text()
+    text.append(f"{BULLET} ", style="green" if block.result is None else
+                ("red" if block.is_error else "green"))
+    text.append(block.name, style="bold")
+    summary = block.summary
+    if summary:
+        room = max(8, width - len(block.name) - 4)
+        text.append(" " + one_line(summary, room), style="dim" if block.name else "")
+    return text
+
+
+def tool_summary(block: ToolBlock, width: int) -> Text:
+    """The lines under a finished call: a few lines of output, and how many more."""
+    from rich.text import Text
+
+    content = block.output_lines() or (block.result or "").splitlines()
+    if block.is_error and not block.output_lines():
+        content = (block.result or "error").splitlines()
+    shown = [ln for ln in content if ln.strip()][:SUMMARY_LINES]
+    text = Text(no_wrap=True, overflow="ellipsis")
+    room = max(10, width - 5)
+    if not shown:
+        shown = ["(no output)"]
+    for index, line in enumerate(shown):
+        lead = f"  {ELBOW}  " if index == 0 else "     "
+        text.append(lead, style="dim")
+        text.append(one_line(line, room) + "\n", style="red" if block.is_error else "dim")
+    more = max(0, len([ln for ln in content if ln.strip()]) - len(shown))
+    if more:
+        text.append(f"     … +{more} lines (ctrl-o to expand)\n", style="dim italic")
+    text.rstrip()
+    return text
+
+
+def diff_text(diff: str, limit: int | None = DIFF_LINES) -> Text:
+    """A unified diff coloured by line kind; at most ``limit`` lines (None: all)."""
+    from rich.text import Text
+
+    lines = diff.rstrip("\n").splitlines()
+    text = Text()
+    for line in lines if limit is None else lines[:limit]:
+        style = ""
+        if line.startswith(("+++", "---", "diff ", "index ", "***")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        text.append("    " + line + "\n", style=style)
+    if limit is not None and len(lines) > limit:
+        text.append(f"    … +{len(lines) - limit} lines (ctrl-o to expand)\n", style="dim italic")
+    text.rstrip()
+    return text
+
+
+def diff_stats(diff: str) -> tuple[int, int]:
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
+
+
+def notice(message: str, style: str = "dim") -> Text:
+    from rich.text import Text
+
+    return Text(message, style=style)
+
+
+def user_echo(text: str) -> Text:
+    from rich.text import Text
+
+    out = Text()
+    for index, line in enumerate(text.splitlines() or [""]):
+        out.append("› " if index == 0 else "  ", style="bold cyan")
+        out.append(line + "\n", style="bold")
+    out.rstrip()
+    return out
