@@ -15,7 +15,6 @@ from typing import Any
 from aiagent.core.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from aiagent.providers.base import (
     CompletionRequest,
-    ProviderConfig,
     ProviderError,
     RetryableError,
     Stop,
@@ -26,7 +25,8 @@ from aiagent.providers.base import (
     UsageReport,
 )
 from aiagent.providers.wire import (
-    HttpStreamer,
+    Decoder,
+    WireProvider,
     WireRequest,
     as_dict,
     as_int,
@@ -40,22 +40,15 @@ EPHEMERAL = {"type": "ephemeral"}
 RETRYABLE_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
 
 
-class AnthropicProvider:
+class AnthropicProvider(WireProvider):
     name = "anthropic"
 
-    def __init__(self, config: ProviderConfig) -> None:
-        self.config = config
-        self._wire = HttpStreamer(config)
+    def wire_request(self, req: CompletionRequest) -> WireRequest:
+        url = messages_url(self.config.base_url)
+        return WireRequest(self.name, req.model, url, self._headers(), request_body(req))
 
-    async def stream(self, req: CompletionRequest) -> AsyncIterator[StreamEvent]:
-        wire_req = WireRequest(
-            self.name, req.model, messages_url(self.config.base_url), self._headers(), request_body(req)
-        )
-        async for event in self._wire.stream(wire_req, decode_stream):
-            yield event
-
-    async def aclose(self) -> None:
-        await self._wire.aclose()
+    def decoder(self) -> Decoder:
+        return decode_stream
 
     def _headers(self) -> dict[str, str]:
         headers = {"anthropic-version": API_VERSION, "accept": "text/event-stream"}

@@ -16,17 +16,17 @@ from urllib.parse import urlsplit
 from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from aiagent.providers.base import (
     CompletionRequest,
-    ProviderConfig,
     ProviderError,
     Stop,
     StreamEvent,
     TextDelta,
-    ToolSpec,
     ToolUse,
     UsageReport,
 )
+from aiagent.providers.openai import convert_tools
 from aiagent.providers.wire import (
-    HttpStreamer,
+    Decoder,
+    WireProvider,
     WireRequest,
     as_dict,
     as_int,
@@ -39,21 +39,15 @@ DEFAULT_PORT = 11434
 DONE_REASONS = {"stop": "end_turn", "length": "max_tokens"}
 
 
-class OllamaProvider:
+class OllamaProvider(WireProvider):
     name = "ollama"
 
-    def __init__(self, config: ProviderConfig) -> None:
-        self.config = config
-        self._wire = HttpStreamer(config)
-
-    async def stream(self, req: CompletionRequest) -> AsyncIterator[StreamEvent]:
+    def wire_request(self, req: CompletionRequest) -> WireRequest:
         url = join_url(host_url(self.config.base_url), "/api/chat")
-        wire_req = WireRequest(self.name, req.model, url, self._headers(), request_body(req))
-        async for event in self._wire.stream(wire_req, decode_stream):
-            yield event
+        return WireRequest(self.name, req.model, url, self._headers(), request_body(req))
 
-    async def aclose(self) -> None:
-        await self._wire.aclose()
+    def decoder(self) -> Decoder:
+        return decode_stream
 
     def _headers(self) -> dict[str, str]:
         headers = {"accept": "application/x-ndjson"}
@@ -94,16 +88,6 @@ def request_body(req: CompletionRequest) -> dict[str, Any]:
     if req.tools:
         body["tools"] = convert_tools(req.tools)
     return body
-
-
-def convert_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
-    return [
-        {
-            "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
-        }
-        for t in tools
-    ]
 
 
 def convert_messages(messages: list[Message]) -> list[dict[str, Any]]:

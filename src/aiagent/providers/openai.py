@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from aiagent.providers.base import (
     CompletionRequest,
-    ProviderConfig,
     ProviderError,
     RetryableError,
     Stop,
@@ -29,7 +28,8 @@ from aiagent.providers.base import (
     UsageReport,
 )
 from aiagent.providers.wire import (
-    HttpStreamer,
+    Decoder,
+    WireProvider,
     WireRequest,
     as_dict,
     as_int,
@@ -48,22 +48,16 @@ FINISH_REASONS = {
 RETRYABLE_CODES = frozenset({"server_error", "rate_limit_exceeded", "overloaded"})
 
 
-class OpenAIProvider:
+class OpenAIProvider(WireProvider):
     name = "openai"
 
-    def __init__(self, config: ProviderConfig) -> None:
-        self.config = config
-        self._wire = HttpStreamer(config)
-
-    async def stream(self, req: CompletionRequest) -> AsyncIterator[StreamEvent]:
+    def wire_request(self, req: CompletionRequest) -> WireRequest:
         url = join_url(self.config.base_url, "/chat/completions")
         body = request_body(req, official=urlsplit(url).hostname == "api.openai.com")
-        wire_req = WireRequest(self.name, req.model, url, self._headers(), body)
-        async for event in self._wire.stream(wire_req, decode_stream):
-            yield event
+        return WireRequest(self.name, req.model, url, self._headers(), body)
 
-    async def aclose(self) -> None:
-        await self._wire.aclose()
+    def decoder(self) -> Decoder:
+        return decode_stream
 
     def _headers(self) -> dict[str, str]:
         headers = {"accept": "text/event-stream"}

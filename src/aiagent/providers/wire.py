@@ -29,6 +29,7 @@ import httpx
 
 from aiagent.providers.base import (
     AuthError,
+    CompletionRequest,
     ModelNotFoundError,
     ProviderConfig,
     ProviderError,
@@ -331,3 +332,27 @@ def _describe(exc: Exception) -> str:
 def join_url(base: str, path: str) -> str:
     """``base`` without its trailing slash, then ``path`` (which starts with ``/``)."""
     return base.rstrip("/") + path
+
+
+class WireProvider:
+    """What the three providers share: a name, one :class:`HttpStreamer`, and a stream that
+    is one request plus a decoder. Subclasses say how to build the request and decode it."""
+
+    name = ""
+
+    def __init__(self, config: ProviderConfig) -> None:
+        self.config = config
+        self._wire = HttpStreamer(config)
+
+    def wire_request(self, req: CompletionRequest) -> WireRequest:
+        raise NotImplementedError
+
+    def decoder(self) -> Decoder:
+        raise NotImplementedError
+
+    async def stream(self, req: CompletionRequest) -> AsyncIterator[StreamEvent]:
+        async for event in self._wire.stream(self.wire_request(req), self.decoder()):
+            yield event
+
+    async def aclose(self) -> None:
+        await self._wire.aclose()
