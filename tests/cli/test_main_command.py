@@ -78,3 +78,24 @@ def test_missing_anthropic_key_exit_3(run_cli) -> None:
 def test_tools_run_bad_json(run_cli) -> None:
     proc = run_cli("tools", "run", "nope", "--args", "{")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_set_key_writes_a_private_file_used_by_the_next_run(run_cli, clean_env, tmp_path: Path) -> None:
+    import json
+    import stat
+
+    from aiagent.testing import FakeLLM, Turn
+
+    proc = run_cli("config", "set-key", "anthropic", input="sk-ant-from-file-5678\n")
+    assert proc.returncode == 0, proc.stderr
+    path = Path(clean_env["XDG_CONFIG_HOME"]) / "aiagent" / "credentials.toml"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert "sk-ant-from-file-5678" not in proc.stdout
+    shown = run_cli("config", "show").stdout
+    assert "****5678" in shown and "sk-ant-from-file" not in shown
+    with FakeLLM([Turn(text="hi")]) as fake:
+        run = run_cli("--headless", "--prompt", "x", env={"ANTHROPIC_BASE_URL": fake.url})
+        headers = fake.requests[0]["headers"]
+    assert run.returncode == 0, run.stderr
+    assert {k.lower(): v for k, v in headers.items()}["x-api-key"] == "sk-ant-from-file-5678"
+    assert "sk-ant-from-file" not in json.dumps(run.stderr)

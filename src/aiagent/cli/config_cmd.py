@@ -51,3 +51,27 @@ def path(cwd: str | None) -> None:
     project = paths.project_config_file(Path(cwd or os.getcwd()))
     for label, p in (("user", user), ("project", project)):
         click.echo(f"{label}: {p}{'' if p.is_file() else '  (not present)'}")
+
+
+@config.command("set-key")
+@click.argument("provider", type=click.Choice(["anthropic", "openai"]))
+def set_key(provider: str) -> None:
+    """Save PROVIDER's API key: in the system keyring when one is usable, else in a
+    credentials file only you can read (0600). The key is read from stdin when piped,
+    else asked for without echo."""
+    import sys
+
+    from aiagent.config import credentials
+
+    if sys.stdin.isatty():
+        key = click.prompt(f"{provider} API key", hide_input=True).strip()
+    else:
+        key = sys.stdin.readline().strip()
+    if not key:
+        raise click.UsageError("no key given")
+    if credentials.keyring_set(provider, key):
+        click.echo(f"saved the {provider} key in the system keyring "
+                   f'(set api_key_source = "keyring" under [provider.{provider}])')
+        return
+    path = credentials.file_set(provider, key)
+    click.echo(f"saved the {provider} key in {path} (mode 0600)")

@@ -228,7 +228,14 @@ class Settings:
         return str(self.get(f"provider.{self.provider_name}.model", ""))
 
     def api_key(self, provider: str | None = None) -> tuple[str | None, str | None]:
-        """(key, where it should come from) for ``provider``."""
+        """(key, where it came from or should come from) for ``provider``.
+
+        Looked up in order: ``[provider.X] api_key`` (with ``api_key_source = "config"``),
+        the keyring (with ``api_key_source = "keyring"``), the environment variable, then
+        the 0600 credentials file written by ``aiagent config set-key``.
+        """
+        from aiagent.config import credentials
+
         provider = provider or self.provider_name
         var = PROVIDER_KEY_ENV.get(provider)
         if var is None:
@@ -236,13 +243,13 @@ class Settings:
         source = self.get(f"provider.{provider}.api_key_source", "env")
         if source == "config" and self.get(f"provider.{provider}.api_key"):
             return str(self.get(f"provider.{provider}.api_key")), f"[provider.{provider}] api_key"
-        if source == "keyring":
-            from aiagent.config.credentials import keyring_get
-
-            key = keyring_get(provider)
-            if key:
-                return key, "the system keyring"
-        return (self.env.get(var) or None), var
+        if source == "keyring" and (key := credentials.keyring_get(provider)):
+            return key, "the system keyring"
+        if self.env.get(var):
+            return self.env[var], var
+        if key := credentials.file_get(provider, self.env):
+            return key, str(credentials.credentials_file(self.env))
+        return None, var
 
     def provider_config(self, provider: str | None = None) -> Any:
         from aiagent.providers.base import ProviderConfig
