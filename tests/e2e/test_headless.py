@@ -242,3 +242,15 @@ def test_timeout_kills_the_running_command(run_cli, project: Path) -> None:
     assert proc.returncode == 4
     time.sleep(3.5)
     assert not marker.exists(), "the command outlived the run"
+
+
+def test_secret_values_are_masked_in_live_output_and_results(run_cli, project: Path) -> None:
+    script = [Turn(tool_calls=[ToolCall("shell_command", {"command": "echo token=$DEPLOY_TOKEN"})]),
+              Turn(text="done")]
+    with FakeLLM(script) as fake:
+        proc = run_cli("--headless", "--tools", "shell_command", "--prompt", "go", cwd=project,
+                       env={**provider_env("anthropic", fake), "DEPLOY_TOKEN": "dtk-9f8e7d6c5b4a"})
+        sent = json.dumps(fake.requests[1]["json"])
+    assert proc.returncode == 0, proc.stderr
+    assert "token=****" in proc.stderr
+    assert "dtk-9f8e7d6c5b4a" not in proc.stderr + proc.stdout + sent

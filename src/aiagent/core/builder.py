@@ -15,6 +15,7 @@ from aiagent.core.approval import ApprovalPolicy
 from aiagent.core.hooks import Hooks
 from aiagent.core.loop import Agent, AgentConfig
 from aiagent.core.prompt import PromptFragment, build_system_prompt, read_rules, rule_files
+from aiagent.core.redact import SecretMasker
 from aiagent.providers import create_provider
 from aiagent.providers.base import AuthError
 from aiagent.tools.base import ToolRegistry
@@ -88,6 +89,7 @@ def build_agent(
     registry: ToolRegistry | None = None,
     hooks: Hooks | None = None,
     workspace: Path | None = None,
+    skills_mode: str = "headless",
     **extra: Any,
 ) -> Agent:
     registry = registry or ToolRegistry()
@@ -103,7 +105,7 @@ def build_agent(
         tool_settings=tool_settings(settings),
         tool_protocol=settings.agent.tool_protocol,
     )
-    return Agent(
+    agent = Agent(
         provider,
         registry,
         config,
@@ -111,5 +113,17 @@ def build_agent(
         workspace=workspace or settings.workspace,
         approval=approval,
         hooks=hooks,
+        redact=SecretMasker.from_env(settings.env),
         **extra,
     )
+    if settings.get("skills.enabled", True) is not False:
+        from aiagent.skills.wiring import attach_skills
+
+        attach_skills(
+            settings, agent, registry, provider,
+            lambda extra_fragments: system_prompt(
+                settings, [*protocol_fragments(settings), *extra_fragments]
+            ),
+            mode=skills_mode,
+        )
+    return agent

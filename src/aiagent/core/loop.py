@@ -29,6 +29,7 @@ from aiagent.core.events import (
     RetryEvent,
     TextDeltaEvent,
     ToolCallEvent,
+    ToolOutputEvent,
     ToolResultEvent,
     TurnEndEvent,
     UsageEvent,
@@ -94,6 +95,7 @@ class Agent:
         hooks: Hooks | None = None,
         conversation: Conversation | None = None,
         context: ContextPolicy | None = None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -104,6 +106,7 @@ class Agent:
         self.hooks = hooks or Hooks()
         self.conversation = conversation if conversation is not None else Conversation()
         self.context: ContextPolicy = context if context is not None else PassThrough()
+        self.redact = redact  # masks secret values in live tool output
         self.usage = Usage()
         self.tool_state: dict[str, Any] = {}
         self._cancel = asyncio.Event()
@@ -291,13 +294,25 @@ class Agent:
         ctx = ToolContext(
             workspace=self.workspace,
             call_id=call.id,
-            emit=emit,
+            emit=self._masked(emit),
             cancel=self._cancel,
             settings=self.config.tool_settings,
             state=self.tool_state,
             allow_outside_workspace=self.config.allow_outside_workspace,
         )
         return await self._guard(tool.run(call.args, ctx), f"tool {call.name}")
+
+    def _masked(self, emit: Callable[[AgentEvent], None]) -> Callable[[AgentEvent], None]:
+        redact = self.redact
+        if redact is None:
+            return emit
+
+        def masked(event: AgentEvent) -> None:
+            if isinstance(event, ToolOutputEvent):
+                event = ToolOutputEvent(event.id, event.stream, redact(event.chunk))
+            emit(event)
+
+        return masked
 
     async def _ask(self, call: ToolCall, emit: Callable[[AgentEvent], None]) -> ApprovalAnswer:
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
