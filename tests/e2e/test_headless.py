@@ -254,3 +254,28 @@ def test_secret_values_are_masked_in_live_output_and_results(run_cli, project: P
     assert proc.returncode == 0, proc.stderr
     assert "token=****" in proc.stderr
     assert "dtk-9f8e7d6c5b4a" not in proc.stderr + proc.stdout + sent
+
+
+def test_context_overflow_compacts_and_sends_again(run_cli, project: Path) -> None:
+    for i in range(4):
+        (project / f"big{i}.txt").write_text("".join(f"line {n} of file {i}\n" for n in range(1500)))
+    reads = [Turn(tool_calls=[ToolCall("read_file", {"file_path": str(project / f"big{i}.txt")})])
+             for i in range(4)]
+    overflow = Turn(status=400, error_message="prompt is too long: 250000 tokens > 200000 maximum")
+    script = [*reads, overflow, Turn(text="Summary: four files were read."), Turn(text="All read.")]
+    with FakeLLM(script) as fake:
+        proc = run_cli("--headless", "--prompt", "read them all", "-o", "json", cwd=project,
+                       env=provider_env("anthropic", fake))
+        sizes = [len(json.dumps(r["json"])) for r in fake.requests]
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["stop_reason"] == "completed"
+    assert "too long" in proc.stderr and "compacting" in proc.stderr
+    assert sizes[5] < sizes[4] / 2, sizes  # the request sent again is much smaller
+
+
+def test_context_overflow_without_room_to_shrink_is_a_provider_error(run_cli, project: Path) -> None:
+    overflow = Turn(status=400, error_message="This model's maximum context length is 10 tokens")
+    with FakeLLM([overflow] * 8) as fake:
+        proc = run_cli("--headless", "--prompt", "hi", cwd=project,
+                       env=provider_env("anthropic", fake))
+    assert proc.returncode == 3 and "too long" in proc.stderr

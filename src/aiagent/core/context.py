@@ -60,6 +60,10 @@ class ContextSettings:
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
+MIN_BUDGET = 2000  # tokens; below this an overflow is not retried
+OVERFLOW_SHRINK = 0.7  # after an overflow, the budget becomes 70% of what was sent
+
+
 class ContextPolicy(Protocol):
     """What the loop asks of the context manager (see the module docstring)."""
 
@@ -69,6 +73,11 @@ class ContextPolicy(Protocol):
     def observe(self, usage: Usage) -> None: ...
 
     def fit_result(self, call_id: str, content: str) -> str: ...
+
+    def overflowed(self) -> bool:
+        """The provider said the last request was too long: shrink the budget so the next
+        ``prepare`` compacts harder. False when there is nothing left to shrink."""
+        ...
 
 
 class PassThrough:
@@ -83,6 +92,9 @@ class PassThrough:
 
     def fit_result(self, call_id: str, content: str) -> str:
         return content
+
+    def overflowed(self) -> bool:
+        return False
 
 
 @dataclass(slots=True)
@@ -147,6 +159,15 @@ class ContextWindow:
         if text_tokens(content) <= limit:
             return content
         return self._spill(call_id, content, limit)
+
+    def overflowed(self) -> bool:
+        known = self._known
+        sent = round(known.estimate * self.ratio) if known is not None else self.budget
+        smaller = max(MIN_BUDGET, int(min(self.budget, sent) * OVERFLOW_SHRINK))
+        if smaller >= self.budget:
+            return False
+        self.budget = smaller
+        return True
 
     # ---- on demand -------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ from aiagent.core.hooks import Hooks, ToolCall
 from aiagent.core.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from aiagent.providers.base import (
     CompletionRequest,
+    ContextOverflowError,
     Provider,
     ProviderError,
     Restart,
@@ -183,8 +184,19 @@ class Agent:
             emit(DoneEvent("error", answer, turns, self.usage, EXIT_INTERNAL))
 
     async def _respond(self, emit: Callable[[AgentEvent], None]) -> tuple[Message, str]:
-        """Stream one model response; return the assistant message and its stop reason."""
-        request = CompletionRequest(
+        """One model response. If the provider says the request did not fit the model's
+        window, the context is shrunk and compacted once more, and the request sent again."""
+        while True:
+            request = await self.context.prepare(self._request(), self.provider, emit)
+            try:
+                return await self._stream(request, emit)
+            except ContextOverflowError as exc:
+                if not self.context.overflowed():
+                    raise
+                emit(RetryEvent(f"{exc}; compacting", 1, 0.0))
+
+    def _request(self) -> CompletionRequest:
+        return CompletionRequest(
             model=self.config.model,
             system=self.system_prompt,
             messages=self.conversation.messages,
@@ -192,7 +204,11 @@ class Agent:
             max_tokens=self.config.max_tokens,
             temperature=self.config.temperature,
         )
-        request = await self.context.prepare(request, self.provider, emit)
+
+    async def _stream(
+        self, request: CompletionRequest, emit: Callable[[AgentEvent], None]
+    ) -> tuple[Message, str]:
+        """Stream one response; return the assistant message and its stop reason."""
         text: list[str] = []
         blocks: list[Block] = []
         stop = "end_turn"

@@ -122,6 +122,10 @@ class ModelNotFoundError(ProviderError):
     """404: unknown model or endpoint."""
 
 
+class ContextOverflowError(ProviderError):
+    """400/413: the request is larger than the model's context window."""
+
+
 class RetryableError(ProviderError):
     """A failure worth another try (429, 5xx, connection lost, stream cut or stalled)."""
 

@@ -19,6 +19,7 @@ import contextlib
 import email.utils
 import json
 import random
+import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
@@ -30,6 +31,7 @@ import httpx
 from aiagent.providers.base import (
     AuthError,
     CompletionRequest,
+    ContextOverflowError,
     ModelNotFoundError,
     ProviderConfig,
     ProviderError,
@@ -159,6 +161,15 @@ def server_message(body: bytes) -> str:
     return _clip(text, 200)
 
 
+#: How servers say a request does not fit the model's window (Anthropic, OpenAI,
+#: OpenRouter, vLLM, llama.cpp).
+CONTEXT_OVERFLOW = re.compile(
+    r"prompt is too long|context[_ ]length|maximum context|context window|too many tokens"
+    r"|exceeds the (model's )?(context|maximum)|input is too long|request too large",
+    re.IGNORECASE,
+)
+
+
 def http_error(
     status: int, body: bytes, headers: Mapping[str, str], req: WireRequest, config: ProviderConfig
 ) -> ProviderError:
@@ -174,6 +185,9 @@ def http_error(
     elif status in RETRYABLE_STATUS or status >= 500:
         message = f"{req.provider}: server answered {status}: {said}"
         error = RetryableError(message, status=status, retry_after=retry_after(headers))
+    elif status in (400, 413) and CONTEXT_OVERFLOW.search(said):
+        message = f"{req.provider}: the request is too long for {req.model!r} ({status}): {said}"
+        error = ContextOverflowError(message, status=status)
     else:
         error = ProviderError(f"{req.provider}: request rejected ({status}): {said}", status=status)
     return _scrub(error, config)
