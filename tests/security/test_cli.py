@@ -115,7 +115,8 @@ def test_db_import_then_audit_uses_it(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not AIAGENT.exists(), reason="console script not installed")
 def test_real_cli_end_to_end(tmp_path: Path) -> None:
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_DATA_HOME": str(tmp_path / "d")}
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_DATA_HOME": str(tmp_path / "d"),
+           "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
     proc = subprocess.run([str(AIAGENT), "security-audit", str(EXAMPLE), "--fail-on", "high"],
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 1, proc.stderr

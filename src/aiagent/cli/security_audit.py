@@ -43,7 +43,7 @@ def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
         fail_on=fail_on, max_findings=max_findings, config_path=config_path,
         scanners=tuple(s.strip() for s in (scanners or "").split(",") if s.strip()),
         history=history, skills=tuple(s for s in (skills or "").split(",") if s),
-        osv_db=osv_db, jobs=jobs, no_cache=no_cache,
+        osv_db=osv_db, jobs=jobs, no_cache=no_cache, no_llm=no_llm,
         interactive=sys.stderr.isatty(),
     )
     sys.exit(run(request))

@@ -6,6 +6,11 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aiagent.cli.security_audit_defaults import SecurityDefaults
+    from aiagent.security.engine import AuditOptions
 
 import click
 
@@ -28,6 +33,7 @@ class AuditRequest:
     osv_db: Path | None = None
     jobs: int = 0
     no_cache: bool = False
+    no_llm: bool = False
     interactive: bool = False
 
 
@@ -42,31 +48,26 @@ def run(req: AuditRequest) -> int:
 
 
 def _run(req: AuditRequest) -> int:
-    from aiagent.security.config import find_config, load_config
-    from aiagent.security.engine import AuditOptions, run_audit
+    from aiagent.cli.security_audit_defaults import load_defaults, policy_path
+    from aiagent.security.config import load_config
+    from aiagent.security.engine import run_audit
     from aiagent.security.errors import SecurityConfigError
     from aiagent.security.finding import Severity
     from aiagent.security.gating import exceeds
-    from aiagent.security.paths import cache_dir, default_osv_db
     from aiagent.security.report import get_renderer
     from aiagent.security.scanners.registry import scanner_names
 
     root = req.path.resolve()
     base = root if root.is_dir() else root.parent
-    config = load_config(req.config_path or find_config(base))
+    defaults = load_defaults(base)
+    config = load_config(policy_path(base, req.config_path, defaults))
     unknown = [s for s in req.scanners if s not in scanner_names()]
     if unknown:
         raise SecurityConfigError("--scanners", unknown[0],
                                   f"unknown scanner (known: {', '.join(scanner_names())})")
     if req.skills:
         click.echo("note: --skills is accepted but Security Rule Skills are not wired yet", err=True)
-    options = AuditOptions(
-        scanners=req.scanners, jobs=req.jobs, history=req.history,
-        cache_path=None if req.no_cache else cache_dir() / "scan-cache.sqlite",
-        osv_db=req.osv_db or default_osv_db(),
-        changed_files=_changed(req, root), progress=_progress() if req.interactive else None,
-    )
-    result = run_audit(root, config, options)
+    result = run_audit(root, config, _options(req, root, defaults))
     if req.interactive:
         click.echo("\r\033[K", nl=False, err=True)
     report = get_renderer(req.output)(result)
@@ -76,9 +77,23 @@ def _run(req: AuditRequest) -> int:
         if req.output != "table":
             report = get_renderer("table")(result)
     sys.stdout.write(report)
-    fail_on = Severity.parse(req.fail_on) if req.fail_on else config.fail_on
+    fail_on = Severity.parse(req.fail_on) if req.fail_on else (config.fail_on or defaults.fail_on)
     max_findings = req.max_findings if req.max_findings is not None else config.max_findings
     return EXIT_FINDINGS if exceeds(result.findings, fail_on, max_findings) else EXIT_OK
+
+
+def _options(req: AuditRequest, root: Path, defaults: SecurityDefaults) -> AuditOptions:
+    from aiagent.security.engine import AuditOptions
+    from aiagent.security.paths import cache_dir, default_osv_db
+
+    return AuditOptions(
+        scanners=req.scanners, jobs=req.jobs, history=req.history,
+        cache_path=None if req.no_cache else cache_dir() / "scan-cache.sqlite",
+        osv_db=req.osv_db or default_osv_db(),
+        changed_files=_changed(req, root), progress=_progress() if req.interactive else None,
+        llm=defaults.enable_llm_analysis and not req.no_llm,
+        max_llm_calls=defaults.max_llm_calls,
+    )
 
 
 def _changed(req: AuditRequest, root: Path) -> frozenset[str] | None:

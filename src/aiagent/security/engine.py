@@ -46,6 +46,8 @@ class AuditOptions:
     history: bool = False
     changed_files: frozenset[str] | None = None
     progress: Progress | None = None
+    llm: bool = False  # run the phase-2 analyzers (none are registered yet)
+    max_llm_calls: int = 20  # their call budget (config.toml [security] max_llm_calls)
 
 
 @dataclass(slots=True)
@@ -63,6 +65,8 @@ class AuditResult:
     warnings: list[str] = field(default_factory=list)
     cached_files: int = 0
     uri_prefix: str = ""  # the scanned root's path inside its git repository ("" at the top)
+    licenses: dict[str, str] = field(default_factory=dict)  # purl -> SPDX expression
+    project_license: str = ""  # SPDX expression declared at the scanned root
 
 
 def run_audit(root: Path, config: SecurityConfig, options: AuditOptions | None = None) -> AuditResult:
@@ -78,15 +82,21 @@ def run_audit(root: Path, config: SecurityConfig, options: AuditOptions | None =
     outcomes, cached = _scan_files(inventory, config, names, file_scanners, options)
     findings = [Finding.from_dict(d) for o in outcomes for d in o.findings]
     components: list[dict[str, Any]] = []
+    licenses: dict[str, str] = {}
+    project_license = ""
     for scanner in built:
         if isinstance(scanner, ProjectScanner) and not isinstance(scanner, FileScanner):
             findings.extend(scanner.scan_project(inventory, ctx))
             components.extend(getattr(scanner, "components", []))
+            licenses.update(getattr(scanner, "licenses", {}))
+            project_license = project_license or getattr(scanner, "project_license", "")
     if options.history:
         from aiagent.security.history import scan_history
 
         findings.extend(scan_history(inventory.root, config, ctx.warnings))
-    return _result(inventory, config, outcomes, findings, components, ctx, names, started, cached)
+    result = _result(inventory, config, outcomes, findings, components, ctx, names, started, cached)
+    result.licenses, result.project_license = licenses, project_license
+    return result
 
 
 def _result(inventory: Inventory, config: SecurityConfig, outcomes: list[FileOutcome],

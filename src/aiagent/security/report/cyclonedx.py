@@ -1,4 +1,5 @@
-"""CycloneDX 1.6 JSON SBOM: components from lockfiles, vulnerabilities from OSV matches.
+"""CycloneDX 1.6 JSON SBOM: components from lockfiles with their licenses, vulnerabilities
+from OSV matches, and the scanned project (with its declared license) as the subject.
 
 Deterministic: the serial number derives from the component list and no timestamp is set.
 """
@@ -33,6 +34,7 @@ def build_bom(result: AuditResult) -> Any:
         component = Component(
             name=comp["name"], version=comp["version"], type=ComponentType.LIBRARY,
             purl=PackageURL.from_string(comp["purl"]), bom_ref=BomRef(comp["purl"]),
+            licenses=_licenses(result.licenses.get(comp["purl"], "")),
         )
         seen[comp["purl"]] = component
         for record in comp["vulnerabilities"]:
@@ -42,7 +44,23 @@ def build_bom(result: AuditResult) -> Any:
     namespace = uuid.uuid5(uuid.NAMESPACE_URL, "aiagent:" + ",".join(sorted(seen)))
     bom = Bom(components=seen.values(), vulnerabilities=vulns.values(), serial_number=namespace)
     bom.metadata.timestamp = None  # type: ignore[assignment]  # reproducible output
+    project = Component(
+        name=result.root.name, type=ComponentType.APPLICATION, bom_ref=BomRef("project"),
+        licenses=_licenses(result.project_license),
+    )
+    bom.metadata.component = project
+    bom.register_dependency(project, list(seen.values()))  # lockfiles give a flat list
     return bom
+
+
+def _licenses(expression: str) -> list[Any]:
+    if not expression:
+        return []
+    try:
+        from cyclonedx.contrib.license.factories import LicenseFactory
+    except ImportError:  # cyclonedx-python-lib before the contrib package
+        from cyclonedx.factory.license import LicenseFactory
+    return [LicenseFactory().make_from_string(expression)]
 
 
 def _vulnerability(record: dict[str, Any], cls: Any) -> Any:

@@ -20,6 +20,8 @@ BUILTIN_SCANNERS: dict[str, str] = {
     "sast": "aiagent.security.scanners.sast:SastScanner",
     "config": "aiagent.security.scanners.configfiles:ConfigScanner",
     "dependencies": "aiagent.security.scanners.dependencies:DependencyScanner",
+    "licenses": "aiagent.security.scanners.licenses:LicenseScanner",
+    "apple": "aiagent.security.scanners.apple:AppleScanner",
 }
 
 _EXTRA: dict[str, Factory | str] = {}

@@ -10,6 +10,7 @@ from aiagent.security.discovery import SourceFile
 from aiagent.security.finding import Finding, Location
 from aiagent.security.regexsafe import RegexTimeout
 from aiagent.security.rulepack import list_packs, load_pack, packs_version
+from aiagent.security.scanners.sast_context import context_text, has_dynamic
 from aiagent.security.scanners.sast_query import (
     LanguageQuery,
     enclosing_function,
@@ -38,7 +39,7 @@ class SastScanner:
                  extra_rules: Iterable[SastRule] = ()) -> None:
         config = config or SecurityConfig()
         self.rules = [*builtin_rules(), *config_rules(config), *extra_rules]
-        self.version = packs_version(list_packs(PACK_FOLDER))
+        self.version = packs_version(list_packs(PACK_FOLDER)) + "-ctx1"
         self._tree_rules: dict[str, list[SastRule]] = defaultdict(list)
         for rule in self.rules:
             if rule.kind == "tree-sitter":
@@ -77,10 +78,13 @@ class SastScanner:
         for rule, captures in self._query(file.language).matches(tree.root_node):
             if not rule.applies_to_path(file.rel):
                 continue
+            if rule.dynamic and not has_dynamic(captures, rule.dynamic):
+                continue
             node = report_node(rule, captures)
             key = (rule.id, node.start_byte, node.end_byte)
             text = node.text or b""
-            if key in seen or (rule.not_match is not None and rule.not_match.search(text)):
+            if key in seen or (rule.not_match is not None
+                               and rule.not_match.search(context_text(node))):
                 continue
             seen.add(key)
             first_line = text.split(b"\n", 1)[0]

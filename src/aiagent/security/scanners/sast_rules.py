@@ -3,8 +3,9 @@
 A rule's ``pattern`` is one of:
 - ``type: tree-sitter`` with ``query`` (one or more S-expression patterns; predicates
   ``#eq?``, ``#match?``, ``#any-of?`` and their ``not-`` forms), an optional ``report``
-  capture (default: the widest capture) and ``not_match`` (a regex; a hit whose reported
-  text matches it is dropped: the context that tells safe code from unsafe);
+  capture (default: the widest capture), ``not_match`` (a regex; a hit whose reported
+  text matches it is dropped) and ``dynamic`` (capture names that must hold a value
+  built at run time, see ``sast_context``): the context that tells safe code from unsafe;
 - ``type: regex`` with ``match`` (RE2 syntax; other syntax runs under a time limit);
 - ``type: llm-hint`` with ``description``: kept for the LLM phase, never run statically.
 Both runnable kinds accept ``include_paths`` / ``exclude_paths`` globs.
@@ -46,6 +47,7 @@ class SastRule:
     report: str = ""
     regex: SafePattern | None = None
     not_match: SafePattern | None = None
+    dynamic: tuple[str, ...] = ()
     include_paths: tuple[str, ...] = ()
     exclude_paths: tuple[str, ...] = ()
     skill_source: str = ""
@@ -102,6 +104,7 @@ def _build(raw: dict[str, Any], rule_id: str, source: str, skill_source: str) ->
         report=str(pattern.get("report", "")).lstrip("@"),
         regex=_regex(pattern.get("match"), source, rule_id) if kind == "regex" else None,
         not_match=_regex(pattern.get("not_match"), source, rule_id),
+        dynamic=_captures(pattern.get("dynamic"), source, rule_id),
         include_paths=tuple(str(p) for p in pattern.get("include_paths", [])),
         exclude_paths=tuple(str(p) for p in pattern.get("exclude_paths", [])),
         skill_source=skill_source,
@@ -115,6 +118,15 @@ def _regex(value: Any, source: str, rule_id: str) -> SafePattern | None:
         return SafePattern(str(value))
     except RegexCompileError as exc:
         raise SecurityConfigError(source, f"{rule_id}.pattern", str(exc)) from None
+
+
+def _captures(value: Any, source: str, rule_id: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+        raise SecurityConfigError(source, f"{rule_id}.pattern.dynamic", "must be capture names")
+    return tuple(v.lstrip("@") for v in items)
 
 
 def _languages(values: list[Any]) -> tuple[str, ...]:

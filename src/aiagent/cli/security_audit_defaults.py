@@ -1,0 +1,81 @@
+"""`[security]` defaults from config.toml (spec Appendix B) for `aiagent security-audit`.
+
+Precedence: command-line flags, then `.security.yaml` `ci.*`, then `[security]` in the
+user or project config.toml. The built-in defaults layer is ignored on purpose: a plain
+`aiagent security-audit` exits 0 unless the user asked for a gate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiagent.security.errors import SecurityConfigError
+from aiagent.security.finding import Severity
+
+DEFAULT_POLICY_FILE = ".security.yaml"
+DEFAULT_MAX_LLM_CALLS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class SecurityDefaults:
+    fail_on: Severity | None = None
+    custom_rules: str = ""
+    max_llm_calls: int = DEFAULT_MAX_LLM_CALLS
+    enable_llm_analysis: bool = True
+    source: str = "config.toml"
+
+
+def load_defaults(workspace: Path) -> SecurityDefaults:
+    """Read `[security]` from the user and project config.toml (not the built-in layer)."""
+    from aiagent.config.settings import ConfigError, Settings
+
+    try:
+        settings = Settings.load(cwd=workspace)
+    except ConfigError as exc:
+        raise SecurityConfigError("config.toml", "", str(exc)) from None
+    merged: dict[str, Any] = {}
+    source = "config.toml"
+    for layer in settings.layers:
+        section = layer.data.get("security") if layer.name != "defaults" else None
+        if isinstance(section, dict):
+            merged.update(section)
+            source = layer.source
+    return parse_defaults(merged, source)
+
+
+def parse_defaults(data: dict[str, Any], source: str) -> SecurityDefaults:
+    fail_on = data.get("fail_on")
+    if fail_on is not None and not isinstance(fail_on, str):
+        raise SecurityConfigError(source, "security.fail_on", "must be a severity string")
+    try:
+        severity = Severity.parse(fail_on) if fail_on else None
+    except ValueError as exc:
+        raise SecurityConfigError(source, "security.fail_on", str(exc)) from None
+    rules = data.get("custom_rules", "")
+    if not isinstance(rules, str):
+        raise SecurityConfigError(source, "security.custom_rules", "must be a path string")
+    calls = data.get("max_llm_calls", DEFAULT_MAX_LLM_CALLS)
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 0:
+        raise SecurityConfigError(source, "security.max_llm_calls", "must be a non-negative integer")
+    llm = data.get("enable_llm_analysis", True)
+    if not isinstance(llm, bool):
+        raise SecurityConfigError(source, "security.enable_llm_analysis", "must be true or false")
+    return SecurityDefaults(severity, rules, calls, llm, source)
+
+
+def policy_path(base: Path, explicit: Path | None, defaults: SecurityDefaults) -> Path | None:
+    """The `.security.yaml` to read: --config, else custom_rules, else the default names."""
+    from aiagent.security.config import find_config
+
+    if explicit is not None:
+        return explicit
+    if defaults.custom_rules and defaults.custom_rules != DEFAULT_POLICY_FILE:
+        path = Path(defaults.custom_rules).expanduser()
+        path = path if path.is_absolute() else base / path
+        if not path.is_file():
+            raise SecurityConfigError(defaults.source, "security.custom_rules",
+                                      f"{path} does not exist")
+        return path
+    return find_config(base)
