@@ -279,3 +279,22 @@ def test_context_overflow_without_room_to_shrink_is_a_provider_error(run_cli, pr
         proc = run_cli("--headless", "--prompt", "hi", cwd=project,
                        env=provider_env("anthropic", fake))
     assert proc.returncode == 3 and "too long" in proc.stderr
+
+
+def test_a_silent_open_stdin_pipe_does_not_hang_a_run_with_a_prompt(
+        clean_env: dict[str, str], project: Path) -> None:
+    read_end, write_end = os.pipe()  # kept open and silent, as some CI runners do
+    try:
+        with FakeLLM([Turn(text="answered")]) as fake:
+            start = time.monotonic()
+            proc = subprocess.run(
+                [AIAGENT, "--headless", "--prompt", "go"], cwd=project, stdin=read_end,
+                env={**clean_env, **provider_env("anthropic", fake)},
+                capture_output=True, text=True, timeout=60,
+            )
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert proc.returncode == 0 and proc.stdout == "answered\n"
+    assert "stdin sent nothing" in proc.stderr
+    assert time.monotonic() - start < 30

@@ -14,6 +14,7 @@ from aiagent.config.settings import ConfigError, Settings
 
 EXIT_USAGE = 2
 STDIN_LIMIT = 8 * 1024 * 1024
+STDIN_WAIT = 10.0  # seconds a silent pipe may keep a run that already has a prompt waiting
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> int:
@@ -41,6 +42,13 @@ def flags_layer(options: dict[str, Any]) -> dict[str, Any]:
         layer["agent"]["tools"] = [t.strip() for t in options["tools_csv"].split(",") if t.strip()]
     if options.get("approval_mode"):
         layer["agent"]["approval_mode"] = options["approval_mode"]
+    skills = {
+        key: [n.strip() for n in str(options[opt]).split(",") if n.strip()]
+        for key, opt in (("explicit", "skills_csv"), ("approve", "approve_skills"))
+        if options.get(opt)
+    }
+    if skills:
+        layer["skills"] = skills
     return {k: v for k, v in layer.items() if v}
 
 
@@ -55,20 +63,34 @@ def read_prompt(options: dict[str, Any], cwd: Path) -> str:
             parts.append(path.read_text(encoding="utf-8", errors="replace"))
         except OSError as exc:
             raise ConfigError(f"--file {path}: {exc.strerror}") from None
-    piped = _read_stdin().strip("\n")
+    piped = _read_stdin(STDIN_WAIT if parts else None).strip("\n")
     if piped:
         parts.append(piped if not parts else f"<stdin>\n{piped}\n</stdin>")
     return "\n\n".join(p.strip("\n") for p in parts if p.strip())
 
 
-def _read_stdin() -> str:
-    """Piped or redirected stdin (a FIFO or a file); never a terminal or /dev/null."""
+def _read_stdin(first_byte_wait: float | None = None) -> str:
+    """Piped or redirected stdin (a FIFO or a file); never a terminal or /dev/null.
+
+    With a prompt already given, a pipe that sends nothing for ``first_byte_wait``
+    seconds is left alone (some CI runners leave stdin open and silent), so the run
+    never hangs on it.
+    """
+    import select
+
     try:
-        mode = os.fstat(sys.stdin.fileno()).st_mode
+        fd = sys.stdin.fileno()
+        mode = os.fstat(fd).st_mode
     except (OSError, ValueError, AttributeError):
         return ""
     if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
         return ""
+    if stat.S_ISFIFO(mode) and first_byte_wait is not None:
+        ready, _, _ = select.select([fd], [], [], first_byte_wait)
+        if not ready:
+            click.echo(f"aiagent: stdin sent nothing for {first_byte_wait:g}s; going on "
+                       "without it (redirect stdin from /dev/null to skip this wait)", err=True)
+            return ""
     data = sys.stdin.buffer.read(STDIN_LIMIT)
     return data.decode("utf-8", errors="replace")
 
