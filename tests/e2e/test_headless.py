@@ -192,7 +192,10 @@ def test_ctrl_c_exits_130(clean_env: dict[str, str], project: Path) -> None:
             env={**clean_env, **provider_env("anthropic", fake)},
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
-        time.sleep(1.5)
+        deadline = time.monotonic() + 30
+        while not fake.requests and time.monotonic() < deadline:  # the run is under way
+            time.sleep(0.05)
+        time.sleep(0.3)
         os.kill(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=10)
     assert proc.returncode == 130, err
