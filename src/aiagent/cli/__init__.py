@@ -26,6 +26,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "List, add or revoke saved approvals; show the audit log.",
     ),
     "sandbox": ("aiagent.cli.sandbox_cmd:sandbox", "Check which shell sandbox is available."),
+    "skill": ("aiagent.cli.skill_cmd:skill", "List, inspect, create, test and manage skills."),
+    "workflow": ("aiagent.cli.workflow_cmd:workflow", "Run a workflow provided by a skill."),
 }
 
 

@@ -99,6 +99,14 @@ def parse_duration(value: str | None) -> float | None:
     help="Pre-approve a tool, a command prefix (shell:npm test) or a path (write:src/). Repeatable.",
 )
 @click.option(
+    "--skills", "skills_csv", metavar="NAMES",
+    help="Comma-separated skills (names or folders) to activate for this run.",
+)
+@click.option(
+    "--approve-skills", "approve_skills", metavar="NAMES",
+    help="Comma-separated skills whose declared permissions are granted for this run.",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Choice(["text", "json", "markdown"]),

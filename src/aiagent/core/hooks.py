@@ -5,6 +5,8 @@
   a :class:`HookVerdict` with ``cancel`` set (the reason goes to the model).
 - ``on_after_tool_result(call, result)``: may return a replacement result.
 - ``on_after_response(text)``: may return a replacement for the final answer.
+- ``on_user_turn(text)``: each later user message (the first is the conversation start).
+- ``on_close()``: the front-end is done with the agent; release what hooks hold.
 Hooks run in the order registered. A hook that raises is reported to the model as an
 error result (tool hooks) or ends the run with the message (others).
 """
@@ -36,6 +38,8 @@ ConversationStartHook = Callable[[list[Message]], Awaitable[None]]
 BeforeToolHook = Callable[[ToolCall], Awaitable[HookVerdict | None]]
 AfterToolHook = Callable[[ToolCall, ToolResult], Awaitable[ToolResult | None]]
 AfterResponseHook = Callable[[str], Awaitable[str | None]]
+UserTurnHook = Callable[[str], Awaitable[None]]
+CloseHook = Callable[[], Awaitable[None]]
 
 
 @dataclass(slots=True)
@@ -44,6 +48,25 @@ class Hooks:
     on_before_tool_call: list[BeforeToolHook] = field(default_factory=list)
     on_after_tool_result: list[AfterToolHook] = field(default_factory=list)
     on_after_response: list[AfterResponseHook] = field(default_factory=list)
+    on_user_turn: list[UserTurnHook] = field(default_factory=list)
+    on_close: list[CloseHook] = field(default_factory=list)
+
+    def extend(self, other: Hooks) -> None:
+        """Add ``other``'s hooks after these, phase by phase."""
+        self.on_conversation_start.extend(other.on_conversation_start)
+        self.on_before_tool_call.extend(other.on_before_tool_call)
+        self.on_after_tool_result.extend(other.on_after_tool_result)
+        self.on_after_response.extend(other.on_after_response)
+        self.on_user_turn.extend(other.on_user_turn)
+        self.on_close.extend(other.on_close)
+
+    async def user_turn(self, text: str) -> None:
+        for hook in self.on_user_turn:
+            await hook(text)
+
+    async def close(self) -> None:
+        for hook in self.on_close:
+            await hook()
 
     async def conversation_start(self, messages: list[Message]) -> None:
         for hook in self.on_conversation_start:

@@ -134,8 +134,11 @@ class Agent:
         """Stop what tools left running and release the provider's connections (call once
         the front-end is done with this agent)."""
         await self._stop_worker()
-        await release_tool_state(self.tool_state)
-        await self.provider.aclose()
+        try:
+            await self.hooks.close()
+        finally:
+            await release_tool_state(self.tool_state)
+            await self.provider.aclose()
 
     def cancel(self) -> None:
         """Stop the run in flight (Ctrl-C). The stream ends with an interrupted DoneEvent."""
@@ -154,6 +157,8 @@ class Agent:
                 if not self._started:
                     self._started = True
                     await self.hooks.conversation_start(self.conversation.messages)
+                else:
+                    await self.hooks.user_turn(user_input)
                 while True:
                     if turns >= self.config.max_turns:
                         raise RunEnded("max_turns", EXIT_LIMIT)

@@ -1,0 +1,49 @@
+"""Asking a person for a skill's permissions, through the front-end's event stream."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+from aiagent.skills.permissions import Approver, deny_all, describe
+from aiagent.tools.base import ToolContext
+
+
+def event_approver(ctx: ToolContext) -> Approver:
+    """An approver that sends an ``approval_request`` event and waits for the answer
+    (headless answers deny at once)."""
+
+    async def ask(skill: str, missing: list[str]) -> str:
+        from aiagent.core.events import ApprovalRequestEvent
+
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        what = f"skill {skill} wants: " + "; ".join(f"{p} — {describe(p)}" for p in missing)
+        ctx.emit(ApprovalRequestEvent(uuid.uuid4().hex[:12], f"skill:{skill}", what,
+                                      {"skill": skill, "permissions": missing}, future=future))
+        try:
+            return str(await asyncio.wait_for(future, 3600))
+        except TimeoutError:
+            return "deny"
+
+    return ask
+
+
+def terminal_approver(prompt: Any = None) -> Approver:
+    """An approver asking on the terminal (``aiagent workflow run``); deny without one."""
+    import sys
+
+    if not sys.stdin.isatty():
+        return deny_all
+
+    async def ask(skill: str, missing: list[str]) -> str:
+        import click
+
+        click.echo(f"Skill {skill!r} wants to activate. Required permissions:", err=True)
+        for perm in missing:
+            click.echo(f"  {perm:<14} {describe(perm)}", err=True)
+        choice = await asyncio.to_thread(
+            click.prompt, "Allow [o]nce, [a]lways, [d]eny", default="d", err=True, show_default=True)
+        return {"o": "once", "a": "always"}.get(str(choice).strip().lower()[:1], "deny")
+
+    return ask

@@ -1,0 +1,196 @@
+"""Discovery: find every skill folder in every source and read its manifest.
+
+Sources, later wins (spec §4.3): built-in (package data), user (``~/.config/aiagent/skills``
+plus the folders other agents use, ``~/.claude/skills`` and ``~/.agents/skills``), project
+(``.agent/skills``, ``.claude/skills``, ``.agents/skills``), inline (paths listed in the
+``skills:`` frontmatter of ``AGENT.md`` or given to ``--skills``). A skill folder holds
+``SKILL.yaml`` or ``SKILL.md`` (or both). The scan is bounded in depth and count. A skill
+that cannot be read is kept as a :class:`BrokenSkill` so it can be shown, never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from aiagent.skills.manifest import Manifest, ManifestError, load_manifest
+from aiagent.skills.skillmd import load_skill_md, merge_yaml_and_md, split_frontmatter
+
+MANIFEST_NAMES = ("SKILL.yaml", "SKILL.yml", "skill.yaml")
+MD_NAMES = ("SKILL.md", "skill.md")
+MAX_DEPTH = 2  # source/skill or source/group/skill
+MAX_PER_SOURCE = 200
+SOURCE_ORDER = ("builtin", "user", "project", "inline")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    kind: str  # builtin | user | project | inline
+    path: Path
+
+
+@dataclass(slots=True)
+class SkillEntry:
+    manifest: Manifest
+    source: str
+    warnings: list[str] = field(default_factory=list)
+    shadows: list[str] = field(default_factory=list)  # folders it overrides
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+
+@dataclass(frozen=True, slots=True)
+class BrokenSkill:
+    name: str  # the folder name
+    path: Path
+    source: str
+    error: str
+
+
+@dataclass(slots=True)
+class Discovery:
+    skills: dict[str, SkillEntry] = field(default_factory=dict)
+    broken: list[BrokenSkill] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def builtin_dir() -> Path:
+    return Path(str(resources.files("aiagent.skills").joinpath("builtin")))
+
+
+def default_sources(
+    workspace: Path,
+    project_root: Path,
+    config_dir: Path,
+    home: Path,
+    settings: Mapping[str, Any] | None = None,
+    inline: Iterable[Path] = (),
+) -> list[Source]:
+    """Every source folder, lowest priority first."""
+    settings = settings or {}
+    user_dir = settings.get("user_skills_dir")
+    user = Path(str(user_dir)).expanduser() if user_dir else config_dir / "skills"
+    sources = [Source("builtin", builtin_dir())]
+    sources += [Source("user", p) for p in (home / ".claude/skills", home / ".agents/skills", user)]
+    sources += [Source("project", project_root / p) for p in (".claude/skills", ".agents/skills", ".agent/skills")]
+    if workspace.resolve() != project_root.resolve():
+        sources.append(Source("project", workspace / ".agent/skills"))
+    refs = [*agent_md_skill_paths(project_root), *inline]
+    sources += [Source("inline", p) for p in refs]
+    return sources
+
+
+def discover(sources: Iterable[Source]) -> Discovery:
+    found = Discovery()
+    seen: set[Path] = set()
+    for source in sources:
+        for folder in skill_folders(source.path):
+            real = folder.resolve()
+            if real in seen:
+                continue
+            seen.add(real)
+            _add(found, folder, source.kind)
+    return found
+
+
+def _add(found: Discovery, folder: Path, kind: str) -> None:
+    warnings: list[str] = []
+    try:
+        manifest = read_skill(folder, warnings)
+    except ManifestError as exc:
+        found.broken = [b for b in found.broken if b.path != folder]
+        found.broken.append(BrokenSkill(folder.name, folder, kind, str(exc)))
+        return
+    previous = found.skills.get(manifest.name)
+    entry = SkillEntry(manifest, kind, warnings)
+    if previous is not None:
+        entry.shadows = [*previous.shadows, str(previous.manifest.root)]
+    found.skills[manifest.name] = entry
+    found.warnings.extend(warnings)
+
+
+def read_skill(folder: Path, warnings: list[str]) -> Manifest:
+    yaml_file = next((folder / n for n in MANIFEST_NAMES if (folder / n).is_file()), None)
+    md_file = next((folder / n for n in MD_NAMES if (folder / n).is_file()), None)
+    if yaml_file and md_file:
+        return merge_yaml_and_md(yaml_file, md_file, warnings)
+    if yaml_file:
+        return load_manifest(yaml_file)
+    if md_file:
+        return load_skill_md(md_file, warnings)
+    raise ManifestError(f"{folder}: no SKILL.yaml or SKILL.md")
+
+
+def is_skill_folder(folder: Path) -> bool:
+    return any((folder / n).is_file() for n in (*MANIFEST_NAMES, *MD_NAMES))
+
+
+def skill_folders(base: Path) -> list[Path]:
+    """Skill folders under ``base`` (or ``base`` itself), at most :data:`MAX_DEPTH` deep."""
+    if not base.is_dir():
+        return []
+    if is_skill_folder(base):
+        return [base]
+    found: list[Path] = []
+    frontier = [base]
+    for _depth in range(MAX_DEPTH):
+        next_frontier: list[Path] = []
+        for folder in frontier:
+            for child in _subfolders(folder):
+                if is_skill_folder(child):
+                    found.append(child)
+                    if len(found) >= MAX_PER_SOURCE:
+                        return found
+                else:
+                    next_frontier.append(child)
+        frontier = next_frontier
+    return found
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        children = sorted(p for p in folder.iterdir() if p.is_dir())
+    except OSError:
+        return []
+    return [c for c in children if not c.name.startswith((".", "_", "__"))]
+
+
+def agent_md_frontmatter(project_root: Path) -> dict[str, Any]:
+    """The YAML frontmatter of the project's ``AGENT.md`` (or ``AGENTS.md``), if any."""
+    import yaml
+
+    for name in ("AGENT.md", "AGENTS.md"):
+        path = project_root / name
+        if not path.is_file():
+            continue
+        try:
+            block, _ = split_frontmatter(path.read_text("utf-8", errors="replace"))
+            data = yaml.safe_load(block) if block else None
+        except (OSError, yaml.YAMLError):
+            return {}
+        return data if isinstance(data, dict) else {}
+    return {}
+
+
+def agent_md_skills(project_root: Path) -> list[str]:
+    """Entries of ``skills:`` in ``AGENT.md`` frontmatter: skill names or folder paths."""
+    value = agent_md_frontmatter(project_root).get("skills") or []
+    items = value if isinstance(value, list) else str(value).split(",")
+    return [str(i).strip() for i in items if str(i).strip()]
+
+
+def looks_like_path(ref: str) -> bool:
+    return "/" in ref or ref.startswith(".") or ref.startswith("~")
+
+
+def agent_md_skill_paths(project_root: Path) -> list[Path]:
+    return [
+        (project_root / Path(r).expanduser()).resolve()
+        for r in agent_md_skills(project_root)
+        if looks_like_path(r)
+    ]

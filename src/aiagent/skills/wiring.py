@@ -1,0 +1,168 @@
+"""Connecting a :class:`SkillRuntime` to an :class:`~aiagent.core.loop.Agent`: its tools
+join the registry and the offered list as skills activate, the system prompt is rebuilt
+with the skills' fragments, and the core's hook points call the skills' hooks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from aiagent.core.hooks import Hooks, HookVerdict, ToolCall
+from aiagent.core.messages import Message
+from aiagent.skills.runtime import SkillRuntime
+from aiagent.skills.tools import ActivateSkillTool, RunWorkflowTool
+from aiagent.tools.base import ToolRegistry, ToolResult
+
+
+def provider_llm(provider: Any, model: str, max_tokens: int = 4096) -> Callable[[str, Mapping[str, Any]], Any]:
+    """``llm_complete`` for skills, on the agent's own provider."""
+
+    async def complete(prompt: str, opts: Mapping[str, Any]) -> str:
+        from aiagent.providers.base import CompletionRequest, TextDelta
+
+        request = CompletionRequest(
+            model=str(opts.get("model") or model), system=str(opts.get("system") or ""),
+            messages=[Message.user(prompt)], tools=[], max_tokens=int(opts.get("max_tokens") or max_tokens),
+        )
+        parts: list[str] = []
+        async for event in provider.stream(request):
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+        return "".join(parts)
+
+    return complete
+
+
+def attach(runtime: SkillRuntime, agent: Any, registry: ToolRegistry, rebuild_prompt: Callable[[list[Any]], str],
+           settings_tools: list[str] | None = None) -> None:
+    """Wire ``runtime`` into ``agent`` (tools, prompt, hooks)."""
+    offered = agent.config.tools if isinstance(agent.config.tools, list) else None
+    # with a --tools whitelist, only what it names is offered: no skill tools, no index
+    whitelist = settings_tools if settings_tools is not None else None
+
+    def offer(name: str) -> None:
+        if offered is not None and name not in offered and (whitelist is None or name in whitelist):
+            offered.append(name)
+
+    def tools_changed(added: list[str], removed: list[str]) -> None:
+        for name in removed:
+            registry.unregister(name)
+            if offered is not None and name in offered:
+                offered.remove(name)
+        for name in added:
+            tool = runtime.tool_objects.get(name)
+            if tool is not None:
+                registry.register(tool)
+                offer(name)
+        if runtime.workflows():
+            existing = registry.get("run_workflow") if "run_workflow" in registry else None
+            if isinstance(existing, RunWorkflowTool):
+                existing.refresh()
+            else:
+                registry.register(RunWorkflowTool(runtime))
+                offer("run_workflow")
+
+    def prompt_changed() -> None:
+        agent.system_prompt = rebuild_prompt(runtime.prompt_fragments())
+
+    runtime.on_tools_changed = tools_changed
+    runtime.on_prompt_changed = prompt_changed
+    if runtime.available_names() and (whitelist is None or "activate_skill" in whitelist):
+        registry.register(ActivateSkillTool(runtime))
+        offer("activate_skill")
+    else:
+        runtime.index_budget = 0
+    prompt_changed()
+    agent.hooks.extend(core_hooks(runtime))
+    agent.skills = runtime
+
+
+def _conversation(messages: list[Message]) -> list[dict[str, str]]:
+    return [{"role": m.role, "text": m.text} for m in messages]
+
+
+def core_hooks(runtime: SkillRuntime) -> Hooks:
+    async def conversation_start(messages: list[Message]) -> None:
+        try:
+            if not runtime._started:
+                await runtime.start(await asyncio.to_thread(_facts, runtime))
+            last = next((m.text for m in reversed(messages) if m.role == "user"), "")
+            await runtime.user_turn(last)
+            await runtime.fire("on_conversation_start", {"conversation": _conversation(messages)})
+            await runtime.fire("on_before_prompt_build", {})
+            runtime.on_prompt_changed()
+        except Exception as exc:  # noqa: BLE001 - skills must never end the run
+            runtime.report(f"skills: start-up failed: {type(exc).__name__}: {exc}")
+
+    async def before_tool(call: ToolCall) -> HookVerdict | None:
+        if not runtime.bus.has("on_before_tool_call"):
+            return None
+        event = {"tool_call": {"id": call.id, "name": call.name, "args": dict(call.args)}}
+        for skill, result in await runtime.fire("on_before_tool_call", event):
+            if result.tool_args is not None:
+                call.args.clear()
+                call.args.update(result.tool_args)
+            if result.cancel:
+                return HookVerdict(True, result.reason or f"cancelled by skill {skill}")
+        return None
+
+    async def after_tool(call: ToolCall, result: ToolResult) -> ToolResult | None:
+        if not runtime.bus.has("on_after_tool_result"):
+            return None
+        event = {"tool_call": {"id": call.id, "name": call.name, "args": dict(call.args)},
+                 "tool_result": {"content": result.content, "is_error": result.is_error}}
+        replaced = None
+        for _skill, r in await runtime.fire("on_after_tool_result", event):
+            if r.tool_result is not None:
+                replaced = ToolResult(str(r.tool_result.get("content", "")), bool(r.tool_result.get("is_error", False)))
+        return replaced
+
+    async def after_response(text: str) -> str | None:
+        assert runtime.services.counter is not None
+        if not runtime.bus.has("on_after_response"):
+            return None
+        answer = None
+        for _skill, r in await runtime.fire("on_after_response", {"response": text}):
+            if r.response is not None:
+                answer = r.response
+        return answer
+
+    async def user_turn(text: str) -> None:
+        try:
+            await runtime.user_turn(text)  # keyword triggers of a later turn
+        except Exception as exc:  # noqa: BLE001 - skills must never end the run
+            runtime.report(f"keyword triggers failed: {exc}")
+
+    async def close() -> None:
+        await runtime.close()
+
+    return Hooks([conversation_start], [before_tool], [after_tool], [after_response],
+                 [user_turn], [close])
+
+
+def _facts(runtime: SkillRuntime) -> Any:
+    """Scan the project only when some skill has a file or language trigger."""
+    from aiagent.skills.triggers import ProjectFacts, scan_project
+
+    needs = any(e.manifest.triggers.files or e.manifest.triggers.languages for e in runtime.entries.values())
+    return scan_project(runtime.services.root) if needs else ProjectFacts(runtime.services.root)
+
+
+def attach_skills(
+    settings: Any, agent: Any, registry: ToolRegistry, provider: Any,
+    rebuild_prompt: Callable[[list[Any]], str], *, mode: str = "headless",
+) -> SkillRuntime:
+    """Create the runtime for ``settings`` and wire it into ``agent`` (see :func:`attach`)."""
+    from aiagent.skills.factory import create_runtime
+
+    runtime = create_runtime(settings, mode=mode, llm=provider_llm(provider, settings.model),
+                             report=_warn)
+    attach(runtime, agent, registry, rebuild_prompt, settings.agent.tools)
+    return runtime
+
+
+def _warn(message: str) -> None:
+    import logging
+
+    logging.getLogger("aiagent.skills").warning("aiagent: skills: %s", message)

@@ -1,0 +1,297 @@
+"""The three backends against real skill folders: Starlark in its limited worker, external
+processes over JSON-RPC, in-process Python plugins. Permissions are enforced, runaway
+code is stopped, crashes are isolated."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from skill_helpers import EXAMPLES, FIXTURES, make_runtime
+
+from aiagent.skills.backends.base import BackendError
+from aiagent.skills.permissions import PermissionDenied
+from aiagent.skills.tools import guarded
+
+
+def run(coro):  # noqa: ANN001, ANN201
+    return asyncio.run(coro)
+
+
+async def tool(rt, skill: str, name: str, args: dict) -> tuple[str, bool]:  # noqa: ANN001
+    result = await guarded(rt.call(skill, "tool", name, args))
+    return result.content, result.is_error
+
+
+def test_starlark_tools_work(project: Path) -> None:
+    async def go() -> None:
+        rt = make_runtime([EXAMPLES], project)
+        try:
+            await rt.activate("word-tools")
+            out, err = await tool(rt, "word-tools", "count_words", {"path": "secret.txt"})
+            assert not err and '"words": 2' in out
+            out, err = await tool(rt, "word-tools", "find_todos", {"pattern": "*.py"})
+            assert out == "main.py:1: print('hi')  # TODO: greet properly"
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+def test_starlark_without_file_read_cannot_read(project: Path) -> None:
+    async def go() -> None:
+        rt = make_runtime([FIXTURES], project)
+        try:
+            await rt.activate("no-read")
+            out, err = await tool(rt, "no-read", "peek", {"path": "secret.txt"})
+            assert err and "lacks permission file:read" in out and "top secret" not in out
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+def test_starlark_exec_and_env_need_their_permissions(project: Path) -> None:
+    async def go() -> None:
+        rt = make_runtime([FIXTURES], project)
+        try:
+            await rt.activate("exec-noperm")
+            out, err = await tool(rt, "exec-noperm", "run_it", {})
+            assert err and "lacks permission shell:exec" in out
+            assert not (project / "pwned").exists()
+            out, err = await tool(rt, "exec-noperm", "get_home", {})
+            assert err and "env:read" in out
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+def test_file_access_limited_to_declared_paths(project: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside.txt").write_text("outside")
+    (project / "docs" / "link").symlink_to(tmp_path / "outside.txt")
+
+    async def go() -> None:
+        rt = make_runtime([FIXTURES], project)
+        try:
+            await rt.activate("scoped")
+            assert (await tool(rt, "scoped", "show_doc", {"path": "docs/guide.md"}))[0].startswith("# Guide")
+            out, err = await tool(rt, "scoped", "show_doc", {"path": "secret.txt"})
+            assert err and "outside its file:read scope (docs/)" in out
+            for escape in ("../outside.txt", "docs/link", "/etc/passwd"):
+                out, err = await tool(rt, "scoped", "show_doc", {"path": escape})
+                assert err and "outside the project" in out, escape
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+def test_runaway_starlark_is_stopped_and_the_agent_goes_on(project: Path) -> None:
+    async def go() -> None:
+        rt = make_runtime([FIXTURES], project)
+        try:
+            await rt.activate("runaway")
+            start = time.monotonic()
+            out, err = await tool(rt, "runaway", "spin", {})
+            assert err and "time" in out and time.monotonic() - start < 8
+            out, err = await tool(rt, "runaway", "deep", {})
+            assert err and "runaway" in out
+            assert await tool(rt, "runaway", "ok", {}) == ("still alive", False)
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+def test_unbounded_allocation_is_stopped(project: Path) -> None:
+    async def go() -> None:
+        rt = make_runtime([FIXTURES, EXAMPLES], project)
+        try:
+            await rt.activate("hog")
+            await rt.activate("word-tools")
+            out, err = await tool(rt, "hog", "grow", {})
+            assert err and "hog" in out, out
+            # the worker was replaced; other skills were loaded again
+            out, err = await tool(rt, "word-tools", "count_words", {"path": "secret.txt"})
+            assert not err and '"words": 2' in out
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+def test_starlark_load_error_names_file_and_line(tmp_path: Path, project: Path) -> None:
+    folder = tmp_path / "skills" / "typo"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.yaml").write_text("name: typo\nversion: 1.0.0\ndescription: d\ntypes: [tool]\n"
+                                       "implementation: {backend: starlark, entrypoint: s.star}\n")
+    (folder / "s.star").write_text("def f(x):\n    return x\n\nregister_tool('f', f)\nundefined_thing()\n")
+
+    async def go() -> None:
+        rt = make_runtime([tmp_path / "skills"], project)
+        with pytest.raises(BackendError, match=r"skill typo: s\.star:5:1: .*undefined_thing"):
+            await rt.activate("typo")
+        assert rt.state("typo") == "error"
+        await rt.close()
+
+    run(go())
+
+
+def test_process_skill_and_host_permissions(project: Path) -> None:
+    async def go() -> None:
+        rt = make_runtime([EXAMPLES], project)
+        try:
+            start = time.perf_counter()
+            await rt.activate("line-stats")
+            assert time.perf_counter() - start < 2
+            out, err = await tool(rt, "line-stats", "line_stats", {"path": "main.py", "top": 1})
+            assert not err and '"lines": 2' in out
+            out, err = await tool(rt, "line-stats", "line_stats", {"path": "../../etc/passwd"})
+            assert err and "outside the project" in out
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+def test_crashing_process_skill_is_isolated(project: Path) -> None:
+    async def go() -> None:
+        reports: list[str] = []
+        rt = make_runtime([FIXTURES, EXAMPLES], project, reports=reports)
+        try:
+            await rt.activate("crasher")
+            await rt.activate("word-tools")
+            out, err = await tool(rt, "crasher", "boom", {})
+            assert err and "crashed" in out and "status 3" in out and "something terrible" in out
+            out, err = await tool(rt, "crasher", "boom", {})  # restarted, crashes again, still reported
+            assert err and "crashed" in out
+            assert not (await tool(rt, "word-tools", "count_words", {"path": "secret.txt"}))[1]
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+def test_process_env_is_limited(tmp_path: Path, project: Path) -> None:
+    folder = tmp_path / "skills" / "envy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.yaml").write_text(
+        "name: envy\nversion: 1.0.0\ndescription: d\ntypes: [tool]\n"
+        "implementation: {backend: process, command: [python3, s.py]}\n")
+    (folder / "s.py").write_text(
+        "import json, os, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m.get('method') == 'initialize':\n"
+        "        r = {'tools': [{'name': 'env_keys'}]}\n"
+        "    else:\n"
+        "        r = sorted(os.environ)\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n")
+
+    async def go() -> None:
+        rt = make_runtime([tmp_path / "skills"], project)
+        try:
+            await rt.activate("envy")
+            out, _ = await tool(rt, "envy", "env_keys", {})
+            assert "SECRET" not in out and "AIAGENT_SKILL" in out
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+def test_python_plugin_and_hooks(project: Path) -> None:
+    async def go() -> None:
+        rt = make_runtime([EXAMPLES], project)
+        try:
+            await rt.activate("guardrails")
+            out, err = await tool(rt, "guardrails", "guardrail_rules", {})
+            assert not err and "rm -rf /" in out
+            results = await rt.fire("on_before_tool_call", {"tool_call": {"name": "shell", "args": {"command": "mkfs /dev/sda"}}})
+            assert results[0][1].cancel and "mkfs" in results[0][1].reason
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+def test_permission_gate_asks_and_remembers(project: Path) -> None:
+    async def go() -> None:
+        asked: list[list[str]] = []
+
+        async def say(answer: str):  # noqa: ANN202
+            async def ask(skill: str, missing: list[str]) -> str:
+                asked.append(missing)
+                return answer
+            return ask
+
+        rt = make_runtime([EXAMPLES], project, approve=())
+        with pytest.raises(PermissionDenied, match="--approve-skills word-tools"):
+            await rt.activate("word-tools", approver=await say("deny"))
+        await rt.activate("word-tools", approver=await say("always"))
+        assert [g.permission for g in rt.gate.store.grants("word-tools")] == ["file:read"]
+        await rt.deactivate("word-tools")
+        await rt.activate("word-tools", approver=await say("deny"))  # remembered: not asked
+        assert len(asked) == 2
+        await rt.activate("python-style")  # no permissions: never asks
+        assert len(asked) == 2
+        await rt.close()
+
+    run(go())
+
+
+def test_rate_limits_per_turn(tmp_path: Path, project: Path) -> None:
+    from aiagent.skills.permissions import Limits
+
+    folder = tmp_path / "skills" / "busy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.yaml").write_text("name: busy\nversion: 1.0.0\ndescription: d\ntypes: [tool]\n"
+                                       "permissions: [shell:exec]\nimplementation: {backend: starlark, entrypoint: s.star}\n")
+    (folder / "s.star").write_text("def f(x):\n    return [exec('true').exit_code for i in range(3)]\n\nregister_tool('f', f)\n")
+
+    async def go() -> None:
+        rt = make_runtime([tmp_path / "skills"], project, limits=Limits(max_shell_exec=4, starlark_budget=2))
+        try:
+            await rt.activate("busy")
+            assert await tool(rt, "busy", "f", {}) == ("[\n  0,\n  0,\n  0\n]", False)
+            out, err = await tool(rt, "busy", "f", {})
+            assert err and "limit of 4 shell:exec uses this turn" in out
+            await rt.user_turn("next turn")
+            assert not (await tool(rt, "busy", "f", {}))[1]
+        finally:
+            await rt.close()
+
+    run(go())
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_process_skill_sandbox_hides_the_project_without_file_read(tmp_path: Path, project: Path) -> None:
+    folder = tmp_path / "skills" / "nosy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.yaml").write_text(
+        "name: nosy\nversion: 1.0.0\ndescription: d\ntypes: [tool]\n"
+        "implementation: {backend: process, command: [python3, s.py]}\n")
+    (folder / "s.py").write_text(
+        "import json, os, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m.get('method') == 'initialize':\n"
+        "        r = {'tools': [{'name': 'peek'}]}\n"
+        "    else:\n"
+        "        p = os.path.join(os.environ['AIAGENT_PROJECT_ROOT'], 'secret.txt')\n"
+        "        r = open(p).read() if os.path.exists(p) else 'hidden'\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n")
+
+    async def go() -> None:
+        rt = make_runtime([tmp_path / "skills"], project)
+        try:
+            await rt.activate("nosy")
+            assert await tool(rt, "nosy", "peek", {}) == ("hidden", False)
+        finally:
+            await rt.close()
+
+    run(go())
