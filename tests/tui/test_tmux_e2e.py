@@ -48,7 +48,8 @@ def test_streamed_markdown_answer(tmux: Tmux, ui_env: dict[str, str], project: P
     assert "The answer is forty-two." in screen and "**" not in screen
     assert "print(42)" in screen and "```" not in screen
     assert "• first point" in screen
-    tmux.wait_for("claude-sonnet-4-5", timeout=5)  # the status line
+    tmux.wait_idle()
+    tmux.wait_for("claude-sonnet-4-5")  # the status line, back once the turn is over
 
 
 def test_approved_edit_shows_its_diff(tmux: Tmux, ui_env: dict[str, str], project: Path) -> None:

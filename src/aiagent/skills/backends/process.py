@@ -56,8 +56,24 @@ def sandbox_prefix(mode: str, host: SkillHost) -> list[str]:
         args += ["--ro-bind", project, project]
     else:
         args += ["--tmpfs", project]
+    for path in runtime_paths():  # the interpreter may live under /tmp or the project
+        args += ["--ro-bind", path, path]
     args += ["--ro-bind", skill_root, skill_root, "--chdir", skill_root]
     return [*args, "--"]
+
+
+def runtime_paths() -> list[str]:
+    """Folders the skill's interpreter needs, kept visible over the /tmp and project
+    mounts: the venv, the base installation, and where aiagent itself is imported from."""
+    import aiagent
+
+    found = {
+        os.path.realpath(sys.prefix),
+        os.path.realpath(sys.base_prefix),
+        os.path.dirname(os.path.realpath(sys.executable)),
+        os.path.dirname(os.path.dirname(os.path.realpath(aiagent.__file__))),
+    }
+    return sorted(p for p in found if os.path.isdir(p))
 
 
 class ProcessBackend:
