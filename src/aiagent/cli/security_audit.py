@@ -26,15 +26,19 @@ SEVERITIES = ["critical", "high", "medium", "low", "info"]
 @click.option("--scanners", help="Comma-separated scanners to run (default: all).")
 @click.option("--history", is_flag=True, help="Also scan git history for secrets.")
 @click.option("--no-llm", is_flag=True, help="Static analysis only (the LLM phase is not built yet).")
-@click.option("--skills", help="Security Rule Skills to activate (comma-separated).")
+@click.option("--skills", help="Security Rule Skills to use (comma-separated names or skill folders).")
+@click.option("--approve-skills", default="", help="Comma-separated skills whose permissions are granted.")
 @click.option("--osv-db", type=click.Path(dir_okay=False, path_type=Path),
               help="Advisory database made by `aiagent security db import`.")
+@click.option("--online/--offline", "online", default=None,
+              help="Also ask the OSV API (cached; default: [security] osv_online, else offline).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0 = all cores).")
 @click.option("--no-cache", is_flag=True, help="Ignore and do not write the incremental cache.")
 def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
                    diff_range: str | None, fail_on: str | None, max_findings: int | None,
                    config_path: Path | None, scanners: str | None, history: bool, no_llm: bool,
-                   skills: str | None, osv_db: Path | None, jobs: int, no_cache: bool) -> None:
+                   skills: str | None, approve_skills: str, osv_db: Path | None, jobs: int, no_cache: bool,
+                   online: bool | None) -> None:
     """Audit PATH for secrets, vulnerable code, risky config and vulnerable dependencies."""
     from aiagent.cli.security_audit_run import AuditRequest, run
 
@@ -42,8 +46,12 @@ def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
         path=path, output=output, out_file=out_file, scope=scope, diff_range=diff_range,
         fail_on=fail_on, max_findings=max_findings, config_path=config_path,
         scanners=tuple(s.strip() for s in (scanners or "").split(",") if s.strip()),
-        history=history, skills=tuple(s for s in (skills or "").split(",") if s),
-        osv_db=osv_db, jobs=jobs, no_cache=no_cache, no_llm=no_llm,
+        history=history, skills=_names(skills), approve_skills=_names(approve_skills),
+        osv_db=osv_db, jobs=jobs, no_cache=no_cache, no_llm=no_llm, online=online,
         interactive=sys.stderr.isatty(),
     )
     sys.exit(run(request))
+
+
+def _names(value: str | None) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(s.strip() for s in (value or "").split(",") if s.strip()))

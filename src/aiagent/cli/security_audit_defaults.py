@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiagent.security.deps.osv_settings import DEFAULT_CACHE_HOURS, DEFAULT_OSV_URL
 from aiagent.security.errors import SecurityConfigError
 from aiagent.security.finding import Severity
 
@@ -25,6 +26,9 @@ class SecurityDefaults:
     max_llm_calls: int = DEFAULT_MAX_LLM_CALLS
     enable_llm_analysis: bool = True
     source: str = "config.toml"
+    osv_online: bool = False  # ask the OSV API too (--online / --offline override it)
+    osv_url: str = DEFAULT_OSV_URL
+    osv_cache_hours: float = DEFAULT_CACHE_HOURS
 
 
 def load_defaults(workspace: Path) -> SecurityDefaults:
@@ -62,7 +66,20 @@ def parse_defaults(data: dict[str, Any], source: str) -> SecurityDefaults:
     llm = data.get("enable_llm_analysis", True)
     if not isinstance(llm, bool):
         raise SecurityConfigError(source, "security.enable_llm_analysis", "must be true or false")
-    return SecurityDefaults(severity, rules, calls, llm, source)
+    return SecurityDefaults(severity, rules, calls, llm, source, *_osv_online(data, source))
+
+
+def _osv_online(data: dict[str, Any], source: str) -> tuple[bool, str, float]:
+    online = data.get("osv_online", False)
+    if not isinstance(online, bool):
+        raise SecurityConfigError(source, "security.osv_online", "must be true or false")
+    url = data.get("osv_url", DEFAULT_OSV_URL)
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise SecurityConfigError(source, "security.osv_url", "must be an http(s) URL")
+    hours = data.get("osv_cache_hours", DEFAULT_CACHE_HOURS)
+    if isinstance(hours, bool) or not isinstance(hours, int | float) or hours < 0:
+        raise SecurityConfigError(source, "security.osv_cache_hours", "must be a number >= 0")
+    return online, url, float(hours)
 
 
 def policy_path(base: Path, explicit: Path | None, defaults: SecurityDefaults) -> Path | None:

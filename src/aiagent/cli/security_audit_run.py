@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aiagent.cli.security_audit_defaults import SecurityDefaults
+    from aiagent.cli.security_audit_skills import SkillSession
     from aiagent.security.engine import AuditOptions
 
 import click
@@ -30,26 +31,31 @@ class AuditRequest:
     scanners: tuple[str, ...] = ()
     history: bool = False
     skills: tuple[str, ...] = ()
+    approve_skills: tuple[str, ...] = ()  # --approve-skills: permissions granted up front
     osv_db: Path | None = None
     jobs: int = 0
     no_cache: bool = False
     no_llm: bool = False
     interactive: bool = False
+    online: bool | None = None  # --online / --offline; None: [security] osv_online
 
 
 def run(req: AuditRequest) -> int:
+    from aiagent.cli.security_audit_skills import SkillSession
     from aiagent.security.errors import SecurityConfigError
 
     try:
-        return _run(req)
+        with SkillSession(req.skills, req.approve_skills) as skills:
+            return _run(req, skills)
     except SecurityConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         return EXIT_USAGE
 
 
-def _run(req: AuditRequest) -> int:
+def _run(req: AuditRequest, skills: SkillSession) -> int:
     from aiagent.cli.security_audit_defaults import load_defaults, policy_path
     from aiagent.security.config import load_config
+    from aiagent.security.deps.osv_online import online_warnings
     from aiagent.security.engine import run_audit
     from aiagent.security.errors import SecurityConfigError
     from aiagent.security.finding import Severity
@@ -61,15 +67,17 @@ def _run(req: AuditRequest) -> int:
     base = root if root.is_dir() else root.parent
     defaults = load_defaults(base)
     config = load_config(policy_path(base, req.config_path, defaults))
+    config = skills.prepare(base, config)  # Security Rule Skills: rules and scanners
     unknown = [s for s in req.scanners if s not in scanner_names()]
     if unknown:
         raise SecurityConfigError("--scanners", unknown[0],
                                   f"unknown scanner (known: {', '.join(scanner_names())})")
-    if req.skills:
-        click.echo("note: --skills is accepted but Security Rule Skills are not wired yet", err=True)
-    result = run_audit(root, config, _options(req, root, defaults))
+    result = run_audit(root, config, skills.with_scanners(_options(req, root, defaults)))
     if req.interactive:
         click.echo("\r\033[K", nl=False, err=True)
+    skills.scan_complete(result)
+    for warning in online_warnings(result.warnings):
+        click.echo(f"warning: {warning}", err=True)
     report = get_renderer(req.output)(result)
     if req.out_file is not None:
         req.out_file.parent.mkdir(parents=True, exist_ok=True)
@@ -83,6 +91,7 @@ def _run(req: AuditRequest) -> int:
 
 
 def _options(req: AuditRequest, root: Path, defaults: SecurityDefaults) -> AuditOptions:
+    from aiagent.security.deps.osv_settings import resolve_online
     from aiagent.security.engine import AuditOptions
     from aiagent.security.paths import cache_dir, default_osv_db
 
@@ -93,6 +102,8 @@ def _options(req: AuditRequest, root: Path, defaults: SecurityDefaults) -> Audit
         changed_files=_changed(req, root), progress=_progress() if req.interactive else None,
         llm=defaults.enable_llm_analysis and not req.no_llm,
         max_llm_calls=defaults.max_llm_calls,
+        osv_online=resolve_online(req.online, defaults.osv_online, defaults.osv_url,
+                                  defaults.osv_cache_hours),
     )
 
 

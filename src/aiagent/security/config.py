@@ -35,6 +35,15 @@ class LicensePolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class SkillRule:
+    """A SAST rule a Security Rule Skill contributes (raw, checked by ``skillrules``)."""
+
+    skill: str
+    source: str  # "skill NAME: path/to/rules.yaml", for error messages
+    raw: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class SecurityConfig:
     source: str = ""
     rules: tuple[dict[str, Any], ...] = ()
@@ -46,6 +55,7 @@ class SecurityConfig:
     allow_paths: tuple[str, ...] = ()
     allow_secrets: tuple[str, ...] = ()
     licenses: LicensePolicy = field(default_factory=LicensePolicy)
+    skill_rules: tuple[SkillRule, ...] = ()  # added by aiagent.security.skillrules
 
 
 def find_config(root: Path) -> Path | None:

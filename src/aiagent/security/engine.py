@@ -17,6 +17,7 @@ from typing import Any
 
 from aiagent.security.cache import ScanCache, cache_key
 from aiagent.security.config import SecurityConfig
+from aiagent.security.deps.osv_settings import OsvOnlineSettings
 from aiagent.security.diffscope import repo_prefix
 from aiagent.security.discovery import Inventory, SourceFile, discover
 from aiagent.security.filescan import (
@@ -48,6 +49,7 @@ class AuditOptions:
     progress: Progress | None = None
     llm: bool = False  # run the phase-2 analyzers (none are registered yet)
     max_llm_calls: int = 20  # their call budget (config.toml [security] max_llm_calls)
+    osv_online: OsvOnlineSettings | None = None  # also ask the OSV API (--online), cached
 
 
 @dataclass(slots=True)
@@ -76,10 +78,12 @@ def run_audit(root: Path, config: SecurityConfig, options: AuditOptions | None =
     inventory = discover(root, config.exclude)
     if options.changed_files is not None:
         inventory.files = [f for f in inventory.files if f.rel in options.changed_files]
-    ctx = ScanContext(inventory.root, config, options.osv_db)
+    ctx = ScanContext(inventory.root, config, options.osv_db, osv_online=options.osv_online)
     built = [load_factory(name)(config) for name in names]
     file_scanners = [s for s in built if isinstance(s, FileScanner)]
-    outcomes, cached = _scan_files(inventory, config, names, file_scanners, options)
+    # workers rebuild only the file scanners (project scanners may live in this process only)
+    file_names = [n for n, s in zip(names, built, strict=True) if isinstance(s, FileScanner)]
+    outcomes, cached = _scan_files(inventory, config, file_names, file_scanners, options)
     findings = [Finding.from_dict(d) for o in outcomes for d in o.findings]
     components: list[dict[str, Any]] = []
     licenses: dict[str, str] = {}

@@ -18,4 +18,6 @@ def scanners_signature(scanners: Sequence[FileScanner], config: SecurityConfig) 
         "rules": list(config.rules),
         "allow": [list(config.allow_secrets), list(config.allow_paths)],
     }
+    if config.skill_rules:
+        payload["skill_rules"] = [[r.skill, r.raw] for r in config.skill_rules]
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()

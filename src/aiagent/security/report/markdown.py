@@ -45,7 +45,8 @@ def _chains(result: AuditResult) -> list[str]:
 
 def _finding(f: Finding) -> list[str]:
     meta = " · ".join(x for x in (f.cwe, f.owasp and f"OWASP {f.owasp}",
-                                  f"confidence {f.confidence.value}") if x)
+                                  f"confidence {f.confidence.value}",
+                                  f.skill_source and f"skill {f.skill_source}") if x)
     lines = [f"#### `{f.id}` {f.title}", "", f"`{location_text(f)}` — {meta}", ""]
     if f.description:
         lines += [f.description, ""]

@@ -77,6 +77,8 @@ def _result(f: Finding, index: int, prefix: str = "") -> dict[str, Any]:
     }
     if loc.function:
         out["locations"][0]["logicalLocations"] = [{"name": loc.function, "kind": "function"}]
+    if f.skill_source:
+        out["properties"]["skillSource"] = f.skill_source
     if f.metadata:
         out["properties"]["metadata"] = dict(sorted(f.metadata.items()))
     return out

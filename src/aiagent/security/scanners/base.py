@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from aiagent.security.config import SecurityConfig
+    from aiagent.security.deps.osv_settings import OsvOnlineSettings
     from aiagent.security.discovery import Inventory, SourceFile
     from aiagent.security.finding import Finding
 
@@ -25,6 +26,7 @@ class ScanContext:
     config: SecurityConfig
     osv_db: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    osv_online: OsvOnlineSettings | None = None  # also ask the OSV API (opt-in)
 
 
 @runtime_checkable

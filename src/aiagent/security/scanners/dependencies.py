@@ -29,9 +29,13 @@ class DependencyScanner:
     def scan_project(self, inventory: Inventory, ctx: ScanContext) -> list[Finding]:
         packages = self._packages(inventory, ctx)
         source = self._advisories(ctx)
+        online = _online(packages, ctx)
         findings: list[Finding] = []
         for pkg in packages:
-            vulns = [r for r in source.lookup(pkg.ecosystem, pkg.name) if is_affected(r, pkg)]
+            local = source.lookup(pkg.ecosystem, pkg.name)
+            candidates = _merge(local, online.get((pkg.ecosystem, normalize_name(
+                pkg.ecosystem, pkg.name), pkg.version), []))
+            vulns = [r for r in candidates if is_affected(r, pkg)]
             findings.extend(_vuln_finding(pkg, r) for r in vulns)
             findings.extend(_banned_findings(pkg, self.config.banned))
             self.components.append({
@@ -63,6 +67,22 @@ class DependencyScanner:
             return OsvDatabase(ctx.osv_db)
         seed = SeedAdvisories()
         return seed
+
+
+def _online(packages: list[Package], ctx: ScanContext) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """Records from the OSV API (cached) when asked for; a warning and nothing on failure."""
+    if ctx.osv_online is None or not packages:
+        return {}
+    from aiagent.security.deps.osv_online import online_records
+
+    return online_records(packages, ctx.osv_online, ctx.warnings)
+
+
+def _merge(local: list[dict[str, Any]], online: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per id; the API's copy wins, being the fresher."""
+    merged = {r["id"]: r for r in local}
+    merged.update((r["id"], r) for r in online)
+    return list(merged.values())
 
 
 def _severity(record: dict[str, Any]) -> Severity:

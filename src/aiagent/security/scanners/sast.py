@@ -29,7 +29,10 @@ def builtin_rules() -> list[SastRule]:
 
 
 def config_rules(config: SecurityConfig) -> list[SastRule]:
-    return [parse_rule(raw, config.source or ".security.yaml") for raw in config.rules]
+    """`.security.yaml` custom rules, then the rules Security Rule Skills contribute."""
+    rules = [parse_rule(raw, config.source or ".security.yaml") for raw in config.rules]
+    rules += [parse_rule(r.raw, r.source, r.skill) for r in config.skill_rules]
+    return rules
 
 
 class SastScanner:

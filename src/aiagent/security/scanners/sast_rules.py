@@ -14,8 +14,9 @@ Both runnable kinds accept ``include_paths`` / ``exclude_paths`` globs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, TypeVar
 
 from aiagent.security.errors import SecurityConfigError
 from aiagent.security.finding import Category, Confidence, Severity
@@ -25,6 +26,8 @@ LANGUAGE_ALIASES = {
     "js": "javascript", "ts": "typescript", "objc": "objective-c", "xml": "plist",
     "c#": "csharp", "golang": "go", "kt": "kotlin",
 }
+_E = TypeVar("_E", bound=StrEnum)
+
 EXPANSIONS = {"typescript": ("typescript", "tsx"), "plist": ("plist", "entitlements", "xml")}
 
 
@@ -89,14 +92,14 @@ def _build(raw: dict[str, Any], rule_id: str, source: str, skill_source: str) ->
     return SastRule(
         id=rule_id,
         title=str(raw.get("title") or rule_id),
-        severity=Severity.parse(str(raw.get("severity", "medium"))),
-        category=Category(str(raw.get("category", "injection"))),
+        severity=_enum(Severity, raw.get("severity", "medium"), source, f"{rule_id}.severity"),
+        category=_enum(Category, raw.get("category", "injection"), source, f"{rule_id}.category"),
         languages=_languages(raw.get("languages") or []),
         kind=kind,
         source=source,
         cwe=str(raw.get("cwe", "")),
         owasp=str(raw.get("owasp", "")),
-        confidence=Confidence(str(raw.get("confidence", "medium"))),
+        confidence=_enum(Confidence, raw.get("confidence", "medium"), source, f"{rule_id}.confidence"),
         description=str(raw.get("description", "")).strip(),
         remediation=str(raw.get("remediation", "")).strip(),
         references=tuple(str(r) for r in raw.get("references", [])),
@@ -109,6 +112,14 @@ def _build(raw: dict[str, Any], rule_id: str, source: str, skill_source: str) ->
         exclude_paths=tuple(str(p) for p in pattern.get("exclude_paths", [])),
         skill_source=skill_source,
     )
+
+
+def _enum(kind: type[_E], value: Any, source: str, where: str) -> _E:
+    try:
+        return kind(str(value).strip().lower())
+    except ValueError:
+        names = ", ".join(str(v) for v in kind.__members__.values())
+        raise SecurityConfigError(source, where, f"unknown value {value!r} (expected one of: {names})") from None
 
 
 def _regex(value: Any, source: str, rule_id: str) -> SafePattern | None:
