@@ -202,3 +202,35 @@ def test_command_line_rejects_a_bad_script(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip() == f"fakellm: {script}: turn 1: unknown field 'bogus'"
+
+
+def test_stopping_mid_stream_cuts_the_connection_instead_of_leaving_it_open() -> None:
+    import threading
+    import time
+
+    import httpx
+
+    from aiagent.testing import FakeLLM, Turn
+
+    fake = FakeLLM([Turn(text="x" * 40, text_chunks=40, chunk_delay=0.05)]).start()
+    outcome: dict[str, object] = {}
+
+    def read() -> None:
+        started = time.monotonic()
+        try:
+            with httpx.stream("POST", fake.url + "/v1/messages", json={"model": "m", "messages": []},
+                              timeout=30) as response:
+                for _ in response.iter_bytes():
+                    pass
+            outcome["how"] = "complete"
+        except httpx.HTTPError as exc:
+            outcome["how"] = type(exc).__name__
+        outcome["seconds"] = time.monotonic() - started
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    time.sleep(0.5)
+    fake.stop()
+    reader.join(10)
+    assert not reader.is_alive(), "the client was left waiting on an open connection"
+    assert outcome["how"] != "complete" and float(outcome["seconds"]) < 5  # type: ignore[arg-type]

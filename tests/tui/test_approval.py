@@ -52,16 +52,31 @@ def test_shell_panel_fits_and_shows_every_option(width: int) -> None:
 
 
 def test_skill_permission_dialog() -> None:
-    event = ApprovalRequestEvent(
-        "s1", "skill", 'Skill "kubernetes" wants to activate',
-        {"skill": "kubernetes", "permissions": [
-            {"name": "file:read", "reason": "Read Kubernetes manifests"},
-            {"name": "shell:exec", "reason": "Run kubectl commands"}]},
-        options=("once", "always", "deny"))
-    text = "\n".join(render(event, 60))
-    assert 'Skill "kubernetes" wants to activate' in text
-    assert "✓ file:read — Read Kubernetes manifests" in text
+    from aiagent.skills.approvals import skill_request
+
+    event = skill_request("kubernetes", ["file:read", "shell:exec", "net:fetch"])
+    assert event.tool == "skill:kubernetes" and event.options == ("once", "always", "deny")
+    lines = render(event, 60)
+    text = "\n".join(lines)
+    assert all(len(line) <= 60 for line in lines)
+    assert 'Skill "kubernetes" wants to activate' in text and "Required permissions:" in text
+    assert "│   ✓ file:read  — Read files within the project [low" in text
+    row = next(i for i, line in enumerate(lines) if "file:read" in line)
+    assert lines[row + 1].index("risk]") == lines[row].index("—")  # wraps in its column
+    assert "✓ shell:exec — Run commands [high risk]" in text
     assert "[y] allow once" in text and "[a] allow always" in text and "[n] deny" in text
+    assert "[s]" not in text and "[p]" not in text
+    keys = key_map(event.options)
+    assert (keys["y"], keys["a"], keys["n"]) == ("once", "always", "deny")
+
+
+def test_skill_permissions_with_reasons() -> None:
+    event = ApprovalRequestEvent(
+        "s1", "skill:kubernetes", "kubernetes wants permissions",
+        {"skill": "kubernetes", "permissions": [
+            {"name": "file:read", "reason": "Read Kubernetes manifests"}]},
+        options=("once", "always", "deny"))
+    assert "✓ file:read — Read Kubernetes manifests" in "\n".join(render(event, 60))
 
 
 def test_answer_texts() -> None:

@@ -82,28 +82,24 @@ def test_running_jobs_found_in_tool_state() -> None:
     assert running_jobs({}) == 0
 
 
-class FakeSkills:
-    def __init__(self) -> None:
-        self.ran: list[tuple[str, str]] = []
+def test_workflow_skills_are_slash_commands(tmp_path: Path) -> None:
+    from skillproject import write_all
 
-    def workflows(self) -> list[str]:
-        return ["rfc-writer"]
+    from aiagent.skills.host import HostServices
+    from aiagent.skills.loader import Source, discover
+    from aiagent.skills.permissions import Limits, MemoryGrantStore, PermissionGate
+    from aiagent.skills.runtime import SkillRuntime
 
-    async def run_workflow(self, name: str, text: str) -> str:
-        self.ran.append((name, text))
-        return f"wrote RFC about {text}"
-
-
-def test_workflow_skills_are_slash_commands() -> None:
-    import asyncio
-
-    said: list[Any] = []
-    skills = FakeSkills()
-    app = SimpleNamespace(agent=SimpleNamespace(skills=skills), say=said.append)
+    write_all(tmp_path)
+    runtime = SkillRuntime(discover([Source("project", tmp_path / ".agent" / "skills")]),
+                           HostServices(root=tmp_path, limits=Limits(), env={}),
+                           PermissionGate(MemoryGrantStore(), str(tmp_path)))
+    app = SimpleNamespace(agent=SimpleNamespace(skills=runtime))
     commands = CommandTable(app=app)  # type: ignore[arg-type]
     commands.add(Command("help", "help", _noop))
-    assert [c.name for c in commands.matching("")] == ["help", "rfc-writer"]
-    assert completions(CommandCompleter(commands), "/rf") == ["/rfc-writer"]
-    assert asyncio.run(commands.run("/rfc-writer caching layer"))
-    assert skills.ran == [("rfc-writer", "caching layer")]
-    assert said[-1].plain == "wrote RFC about caching layer"
+    commands.add(Command("skills", "skills", _noop))
+    assert [c.name for c in commands.matching("")] == ["help", "shout", "skills"]
+    assert completions(CommandCompleter(commands), "/sh") == ["/shout"]
+    shout = commands.get("shout")
+    assert shout is not None and shout.help == "workflow: Repeat a word in capitals"
+    assert commands.get("broken-one") is None

@@ -44,6 +44,7 @@ def test_streamed_markdown_answer(tmux: Tmux, ui_env: dict[str, str], project: P
         start(tmux, fake, ui_env, project)
         ask(tmux, "what is the answer?")
         screen = tmux.wait_for("All done.")
+        tmux.wait_idle()  # the rest of the stream (usage, stop) arrives after the text
     assert "› what is the answer?" in screen
     assert "The answer is forty-two." in screen and "**" not in screen
     assert "print(42)" in screen and "```" not in screen

@@ -4,10 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiagent.skills.permissions import Approver, deny_all, describe
 from aiagent.tools.base import ToolContext
+
+if TYPE_CHECKING:
+    from aiagent.core.events import ApprovalAnswer, ApprovalRequestEvent
+
+
+SKILL_OPTIONS: tuple[ApprovalAnswer, ...] = ("once", "always", "deny")  # spec §4.5: Allow once, Allow always, Deny
+
+
+def skill_request(skill: str, missing: list[str],
+                  future: asyncio.Future[Any] | None = None) -> ApprovalRequestEvent:
+    """The ``approval_request`` event asking for a skill's permissions: tool ``skill:NAME``,
+    args ``{"skill": NAME, "permissions": [...]}``, answers once / always / deny."""
+    from aiagent.core.events import ApprovalRequestEvent
+
+    what = f"skill {skill} wants: " + "; ".join(f"{p} — {describe(p)}" for p in missing)
+    return ApprovalRequestEvent(uuid.uuid4().hex[:12], f"skill:{skill}", what,
+                                {"skill": skill, "permissions": list(missing)},
+                                options=SKILL_OPTIONS, future=future)
 
 
 def event_approver(ctx: ToolContext) -> Approver:
@@ -15,12 +33,8 @@ def event_approver(ctx: ToolContext) -> Approver:
     (headless answers deny at once)."""
 
     async def ask(skill: str, missing: list[str]) -> str:
-        from aiagent.core.events import ApprovalRequestEvent
-
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        what = f"skill {skill} wants: " + "; ".join(f"{p} — {describe(p)}" for p in missing)
-        ctx.emit(ApprovalRequestEvent(uuid.uuid4().hex[:12], f"skill:{skill}", what,
-                                      {"skill": skill, "permissions": missing}, future=future))
+        ctx.emit(skill_request(skill, missing, future))
         try:
             return str(await asyncio.wait_for(future, 3600))
         except TimeoutError:

@@ -348,7 +348,7 @@ class SkillRuntime:
             except (BackendError, PermissionDenied, ValueError, LookupError) as exc:
                 self._report(str(exc))
         added = [n for n in self.tool_objects if n not in before]
-        if added:
+        if added or any(self.active[n].workflows for n in done):  # workflows: run_workflow
             self.on_tools_changed(added, [])
         if done:
             self.on_prompt_changed()

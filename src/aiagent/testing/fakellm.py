@@ -250,6 +250,7 @@ class _Answer:
         self._write(_chunked(self.format.preamble))
         for i, event in enumerate(events):
             if self._pause(i, middle):
+                self._drop()  # stopping: cut the stream rather than leave it hanging open
                 return
             if self.turn.cut_after is not None and i >= self.turn.cut_after:
                 self._drop()

@@ -314,36 +314,3 @@ async def rewind(app: InteractiveApp, arg: str) -> None:
     app.parts.link.attach(app.agent, app.parts.policy)
     _say(app, f"rewound to before turn {turn.number}: {len(paths)} file(s) restored, "
               f"conversation forked at {len(messages)} messages", "green")
-
-
-# ---- skills --------------------------------------------------------------------------
-
-
-def skill_choices(app: InteractiveApp) -> list[tuple[str, str]]:
-    from aiagent.ui.tui.skills_port import list_skills
-
-    return [(s.name, s.description[:40]) for s in list_skills(app.workspace, app.env)]
-
-
-async def skills(app: InteractiveApp, arg: str) -> None:
-    from aiagent.ui.tui.skills_port import list_skills
-
-    found = list_skills(app.workspace, app.env)
-    if not found:
-        _say(app, "no skills found")
-        return
-    for entry in found:
-        _say(app, f"  {entry.name:<20} {entry.kind:<10} {entry.description[:60]}")
-    _say(app, "/skill NAME activates one", "dim")
-
-
-async def skill(app: InteractiveApp, arg: str) -> None:
-    from aiagent.ui.tui.skills_port import activate
-
-    if not arg:
-        await skills(app, "")
-        return
-    if not await _need_agent(app):
-        return
-    message = await activate(app, arg)
-    _say(app, message)

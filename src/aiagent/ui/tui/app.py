@@ -29,6 +29,7 @@ class InteractiveApp:
     def __init__(self, options: dict[str, Any], cwd: Path, env: dict[str, str], term: TermInfo,
                  out: Any = None) -> None:
         from aiagent.ui.tui.commands import build_commands
+        from aiagent.ui.tui.skill_approval import SkillApprovals
 
         self.options, self.cwd, self.env, self.term = options, cwd, env, term
         self.out = out or sys.stdout
@@ -42,6 +43,7 @@ class InteractiveApp:
         self.last_blocks: list[ToolBlock] = []
         self.quit = False
         self.commands = build_commands(self)
+        self.skill_approvals = SkillApprovals(self)
         self.input: Any = None
         self._ready: asyncio.Task[None] | None = None
         self._checkpoint_task: asyncio.Future[Any] | None = None
@@ -88,7 +90,10 @@ class InteractiveApp:
             return
         self.provider_name = settings.provider_name
         if self.agent is not None:
+            from aiagent.ui.tui.skill_approval import connect
+
             self.agent.hooks.on_before_tool_call.insert(0, self._checkpoint_gate)
+            connect(self, self.skill_approvals)
         for problem in self.parts.problems:
             self.say(render.notice(f"! {problem}", "yellow"))
         if self.input is not None:

@@ -8,7 +8,7 @@ Only the answers the policy offers are shown.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from aiagent.ui.tui.blocks import call_summary
 
@@ -71,27 +71,32 @@ def pack(items: Sequence[str], width: int, gap: str = "   ") -> list[str]:
 
 
 def is_skill_request(event: ApprovalRequestEvent) -> bool:
-    return event.tool in ("skill", "skill_activation") or "permissions" in event.args
+    """A skill asking for its permissions: tool ``skill:NAME`` (see
+    :func:`aiagent.skills.approvals.skill_request`)."""
+    return event.tool == "skill" or event.tool.startswith("skill:")
 
 
-def _permission_lines(args: dict[str, Any]) -> list[str]:
-    lines = []
-    for item in args.get("permissions") or []:
+def permissions_of(event: ApprovalRequestEvent) -> list[tuple[str, str]]:
+    """A skill request's permissions: (name, what it allows, with its risk)."""
+    from aiagent.skills.permissions import describe
+
+    if not is_skill_request(event):
+        return []
+    pairs: list[tuple[str, str]] = []
+    for item in event.args.get("permissions") or []:
         if isinstance(item, dict):
-            name, why = str(item.get("name", "")), str(item.get("reason", ""))
-            lines.append(f"  ✓ {name}" + (f" — {why}" if why else ""))
+            pairs.append((str(item.get("name", "")), str(item.get("reason", ""))))
         else:
-            lines.append(f"  ✓ {item}")
-    return lines
+            pairs.append((str(item), describe(str(item))))
+    return pairs
 
 
 def body_lines(event: ApprovalRequestEvent) -> tuple[str, list[str]]:
-    """The panel's title and its text lines (before the options)."""
+    """The panel's title and its text lines (before the permissions and the options)."""
     if is_skill_request(event):
-        name = event.args.get("skill") or event.args.get("name") or event.what
+        name = event.args.get("skill") or event.tool.partition(":")[2] or event.what
         title = f'Skill "{name}" wants to activate'
-        perms = _permission_lines(event.args)
-        return title, (["Required permissions:", *perms] if perms else [event.what])
+        return title, (["Required permissions:"] if permissions_of(event) else [event.what])
     summary = call_summary(event.tool, event.args) or event.what
     if event.tool in ("shell", "shell_command", "exec_command"):
         return f"Run this command? ({event.tool})", [f"$ {summary}"]
@@ -100,20 +105,34 @@ def body_lines(event: ApprovalRequestEvent) -> tuple[str, list[str]]:
     return f"Allow {event.tool}?", [summary]
 
 
+def _permission_grid(pairs: list[tuple[str, str]]) -> RenderableType:
+    """``✓ name — what it allows``, the descriptions wrapping in their own column."""
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    for name, why in pairs:  # Text, not markup: "[low risk]" is not a style
+        grid.add_row(Text(f"  ✓ {name}"), Text(f"— {why}" if why else ""))
+    return grid
+
+
 def approval_panel(event: ApprovalRequestEvent, width: int) -> RenderableType:
+    from rich.console import Group
     from rich.panel import Panel
     from rich.text import Text
 
     title, lines = body_lines(event)
     inner = max(10, width - 4)
-    text = Text()
-    for line in lines:
-        text.append(line + "\n")
-    text.append("\n")
-    for line in pack(option_items(event.options, is_skill_request(event)), inner):
-        text.append(line + "\n", style="bold")
-    text.rstrip()
-    return Panel(text, title=Text(title, style="bold yellow"), title_align="left",
+    parts: list[RenderableType] = [Text("\n".join(lines))]
+    pairs = permissions_of(event)
+    if pairs:
+        parts.append(_permission_grid(pairs))
+    options = Text("\n".join(pack(option_items(event.options, is_skill_request(event)), inner)),
+                   style="bold")
+    parts += [Text(""), options]
+    return Panel(Group(*parts), title=Text(title, style="bold yellow"), title_align="left",
                  border_style="yellow", width=min(width, 100), expand=True)
 
 

@@ -10,8 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from aiagent.ui.tui import actions, render
-from aiagent.ui.tui.skills_port import run_workflow, workflow_names
+from aiagent.ui.tui import actions, render, skills
 
 if TYPE_CHECKING:
     from aiagent.ui.tui.app import InteractiveApp
@@ -42,21 +41,28 @@ class CommandTable:
         found = self.commands.get(name)
         if found is None:
             found = next((c for c in self.commands.values() if name in c.aliases), None)
+        if found is None:
+            found = self.workflows().get(name)
         return found
 
+    def workflows(self) -> dict[str, Command]:
+        """Workflow skills as commands (``/NAME input``); built-in names win."""
+        from aiagent.ui.tui.workflows import workflow_commands
+
+        if self.app is None or self.app.agent is None:
+            return {}
+        return {name: Command(name, f"workflow: {about}", _workflow(name))
+                for name, about in workflow_commands(self.app).items()
+                if name not in self.commands}
+
     def matching(self, prefix: str) -> list[Command]:
-        found = dict(self.commands)
-        for name in workflow_names(self.app) if self.app is not None else []:
-            found.setdefault(name, Command(name, "workflow skill", _workflow_help))
+        found = {**self.workflows(), **self.commands}
         return [c for name, c in sorted(found.items()) if name.startswith(prefix)]
 
     async def run(self, line: str) -> bool:
         """Run ``/name args``; False when it is not a command (send it as a message)."""
         name, _, arg = line[1:].partition(" ")
         command = self.get(name.strip())
-        if command is None and name in workflow_names(self.app):
-            await run_workflow(self.app, name, arg.strip())
-            return True
         if command is None:
             if "/" in name or not name:
                 return False
@@ -94,9 +100,9 @@ def _commands(app: InteractiveApp) -> list[Command]:
         Command("undo", "restore the files the last turn changed", actions.undo),
         Command("rewind", "go back to before turn N (files and conversation)", actions.rewind,
                 lambda arg: actions.turn_choices(app)),
-        Command("skills", "list skills", actions.skills),
-        Command("skill", "activate a skill: /skill NAME", actions.skill,
-                lambda arg: actions.skill_choices(app)),
+        Command("skills", "list skills and their state", skills.show_skills),
+        Command("skill", "activate a skill: /skill NAME", skills.skill_command,
+                lambda arg: skills.skill_choices(app)),
         Command("quit", "leave aiagent", _quit, aliases=("exit",)),
     ]
 
@@ -112,13 +118,14 @@ KEYS_HELP = (
 
 
 async def _help(app: InteractiveApp, arg: str) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
     for command in app.commands.matching(""):
-        table.add_row(f"/{command.name}", command.help)
+        table.add_row(escape(f"/{command.name}"), escape(command.help))
     keys = Table.grid(padding=(0, 2))
     keys.add_column(style="bold", no_wrap=False, max_width=22)
     keys.add_column()
@@ -130,8 +137,13 @@ async def _help(app: InteractiveApp, arg: str) -> None:
     app.say(keys)
 
 
-async def _workflow_help(app: InteractiveApp, arg: str) -> None:
-    return None
+def _workflow(name: str) -> Handler:
+    async def run(app: InteractiveApp, arg: str) -> None:
+        from aiagent.ui.tui.workflows import run_workflow_command
+
+        await run_workflow_command(app, name, arg)
+
+    return run
 
 
 async def _quit(app: InteractiveApp, arg: str) -> None:

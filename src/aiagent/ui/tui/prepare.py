@@ -87,7 +87,7 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
     agent = None
     try:
         agent = build_agent(settings, approval=policy, conversation=opened.conversation,
-                            context=opened.context)
+                            context=opened.context, skills_mode="interactive")
         opened.attach(agent)
     except Exception as exc:  # noqa: BLE001 - shown; the UI stays up
         problems.append(str(exc))

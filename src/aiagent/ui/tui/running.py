@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from aiagent.ui.tui import render
-from aiagent.ui.tui.turn import TurnRunner, close_cancelled
+from aiagent.ui.tui.turn import TurnRunner, TurnState, close_cancelled
 
 if TYPE_CHECKING:
+    from aiagent.core.events import AgentEvent
     from aiagent.ui.tui.app import InteractiveApp
 
 
@@ -35,7 +36,7 @@ def key_reader(app: InteractiveApp) -> Iterator[Any]:
         yield keys
 
 
-def _line_asker(app: InteractiveApp) -> Any:
+def line_asker(app: InteractiveApp) -> Any:
     async def ask(prompt: str) -> str | None:
         app.out.write(prompt)
         app.out.flush()
@@ -54,10 +55,10 @@ async def run_turn(app: InteractiveApp, prompt: str) -> None:
             asyncio.to_thread(checkpoints.begin, prompt, len(agent.conversation)))
     view = make_view(app)
     runner = TurnRunner(view, app.width(), app.workspace, agent.cancel,
-                        ask_line=None if app.term.tty else _line_asker(app))
+                        ask_line=None if app.term.tty else line_asker(app))
     view.start()
     try:
-        with key_reader(app) as keys:
+        with key_reader(app) as keys, app.skill_approvals.during(runner):
             state = await runner.run(agent.run(prompt), keys)
     finally:
         await view.stop()
@@ -75,6 +76,25 @@ async def run_turn(app: InteractiveApp, prompt: str) -> None:
         parts.link.error = None
     app.quit = app.quit or state.quit
     app.typed_ahead = (state.typed, state.queued)
+
+
+async def run_events(app: InteractiveApp, events: AsyncIterator[AgentEvent],
+                     cancel: Callable[[], None]) -> TurnState:
+    """Show a stream of events that is not an agent turn (a workflow run) like a turn:
+    same view, same keys (Esc calls ``cancel``), same approval box."""
+    view = make_view(app)
+    runner = TurnRunner(view, app.width(), app.workspace, cancel,
+                        ask_line=None if app.term.tty else line_asker(app))
+    view.start()
+    try:
+        with key_reader(app) as keys, app.skill_approvals.during(runner):
+            state = await runner.run(events, keys)
+    finally:
+        await view.stop()
+    app.last_blocks = view.finished or app.last_blocks
+    app.quit = app.quit or state.quit
+    app.typed_ahead = (state.typed, state.queued)
+    return state
 
 
 async def _end_checkpoint(app: InteractiveApp, tools_ran: bool) -> None:

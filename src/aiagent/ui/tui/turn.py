@@ -66,7 +66,7 @@ class TurnRunner:
         try:
             async for event in events:
                 if isinstance(event, ApprovalRequestEvent):
-                    await self._approve(event)
+                    await self.approve(event)
                     continue
                 if isinstance(event, UsageEvent):
                     self.state.usage = event
@@ -128,7 +128,9 @@ class TurnRunner:
 
     # ---- approvals -------------------------------------------------------------------
 
-    async def _approve(self, event: ApprovalRequestEvent) -> None:
+    async def approve(self, event: ApprovalRequestEvent) -> str:
+        """Show the approval box, wait for one key, answer ``event``; returns the answer
+        given to it (Esc answers deny and stops the run)."""
         diff = preview_diff(event.tool, event.args, self.workspace)
         if diff:
             self.view.print(render.diff_text(diff))
@@ -151,9 +153,11 @@ class TurnRunner:
                 self.state.pending, self.view.question = None, ""
         text, style = approval_ui.answer_text(answer)
         self.view.print(render.notice(text, style))
-        event.answer("deny" if answer == approval_ui.STOP else answer)  # type: ignore[arg-type]
+        given = "deny" if answer == approval_ui.STOP else answer
+        event.answer(given)  # type: ignore[arg-type]
         if answer == approval_ui.STOP:
             self.interrupt()
+        return given
 
     async def _ask_line(self, event: ApprovalRequestEvent, keymap: dict[str, str]) -> str:
         assert self.ask_line is not None
