@@ -301,3 +301,22 @@ def test_a_silent_open_stdin_pipe_does_not_hang_a_run_with_a_prompt(
     assert proc.returncode == 0 and proc.stdout == "answered\n"
     assert "stdin sent nothing" in proc.stderr
     assert time.monotonic() - start < 30
+
+
+def test_proxy_settings_are_honoured_for_remote_servers(run_cli, project: Path) -> None:
+    with FakeLLM([Turn(text="via the proxy")]) as proxy:
+        proc = run_cli("--headless", "--provider", "openai", "--prompt", "hi", cwd=project,
+                       env={"OPENAI_BASE_URL": "http://llm.example.invalid/v1",
+                            "HTTP_PROXY": proxy.url, "http_proxy": proxy.url})
+        target = proxy.requests[0]["path"]
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "via the proxy\n"
+    assert target == "http://llm.example.invalid/v1/chat/completions"
+
+
+def test_a_server_on_this_machine_bypasses_the_proxy(run_cli, project: Path) -> None:
+    with FakeLLM([Turn(text="direct")]) as fake:
+        proc = run_cli("--headless", "--provider", "openai", "--prompt", "hi", cwd=project,
+                       env={**provider_env("openai", fake), "HTTP_PROXY": "http://127.0.0.1:9",
+                            "http_proxy": "http://127.0.0.1:9"})
+    assert proc.returncode == 0 and proc.stdout == "direct\n", proc.stderr

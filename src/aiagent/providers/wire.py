@@ -251,7 +251,10 @@ class HttpStreamer:
         if self._client is None or self._loop is not loop or self._client.is_closed:
             cfg = self.config
             timeout = httpx.Timeout(cfg.idle_timeout, connect=cfg.connect_timeout)
-            self._client = httpx.AsyncClient(timeout=timeout, trust_env=False)
+            # Proxy variables (HTTPS_PROXY, NO_PROXY...) are honoured, except for a
+            # server on this machine, which a proxy could not reach anyway.
+            local = _is_loopback(cfg.base_url)
+            self._client = httpx.AsyncClient(timeout=timeout, trust_env=not local)
             self._loop = loop
         return self._client
 
@@ -319,6 +322,19 @@ class HttpStreamer:
             raise RetryableError(_timeout_message(exc, req, self.config)) from None
         except httpx.TransportError as exc:
             raise RetryableError(f"{req.provider}: connection to {req.url} failed: {_describe(exc)}") from None
+
+
+def _is_loopback(url: str) -> bool:
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url if "://" in url else "http://" + url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 async def _drain(lines: AsyncIterator[str], config: ProviderConfig) -> None:
