@@ -295,3 +295,21 @@ def test_process_skill_sandbox_hides_the_project_without_file_read(tmp_path: Pat
             await rt.close()
 
     run(go())
+
+
+def test_starlark_worker_is_started_in_the_background_at_session_start(project: Path) -> None:
+    """A skill activated later (keyword, activate_skill) then loads in milliseconds."""
+    async def go() -> float:
+        rt = make_runtime([EXAMPLES], project)
+        try:
+            await rt.start(None)
+            assert rt._warming is not None
+            await asyncio.wait_for(rt._warming, 10)
+            assert rt._starlark.peer is not None and not rt._starlark.peer.closed
+            started = time.perf_counter()
+            await rt.activate("word-tools")
+            return time.perf_counter() - started
+        finally:
+            await rt.close()
+
+    assert run(go()) < 0.5  # a cold start costs a worker process; a warm load is ~3 ms

@@ -4,6 +4,8 @@ the active skills (spec §4.4, "Skill Runtime Interface")."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -104,6 +106,7 @@ class SkillRuntime:
         self.on_prompt_changed: Callable[[], None] = lambda: None
         self._started = False
         self._starlark: Any = None
+        self._warming: asyncio.Task[None] | None = None
         self._workflow_info: dict[str, WorkflowInfo] = {}
         for w in discovery.warnings:
             log.info("%s", w)
@@ -197,11 +200,9 @@ class SkillRuntime:
         assert m.implementation is not None
         backend = m.implementation.backend
         if backend == "starlark":
-            from aiagent.skills.backends.starlark import StarlarkBackend, StarlarkWorker
+            from aiagent.skills.backends.starlark import StarlarkBackend
 
-            if self._starlark is None:
-                self._starlark = StarlarkWorker(self.services.limits, self._route)
-            return StarlarkBackend(m, self._starlark)
+            return StarlarkBackend(m, self._starlark_worker())
         if backend == "process":
             from aiagent.skills.backends.process import ProcessBackend
 
@@ -210,6 +211,23 @@ class SkillRuntime:
         from aiagent.skills.backends.python import PythonBackend
 
         return PythonBackend(skill.host, self.config_of(m))
+
+    def _starlark_worker(self) -> Any:
+        if self._starlark is None:
+            from aiagent.skills.backends.starlark import StarlarkWorker
+
+            self._starlark = StarlarkWorker(self.services.limits, self._route)
+        return self._starlark
+
+    def _prewarm_starlark(self) -> None:
+        """Start the shared Starlark worker in the background when some usable skill will
+        need it, so a skill activated later loads in milliseconds."""
+        def uses_starlark(name: str) -> bool:
+            impl = self.entries[name].manifest.implementation
+            return impl is not None and impl.backend == "starlark"
+
+        if self._warming is None and any(uses_starlark(n) for n in self.available_names()):
+            self._warming = asyncio.create_task(self._starlark_worker().warm())
 
     def _route(self, skill: str) -> SkillHost | None:
         active = self.active.get(skill.split(":", 1)[0])
@@ -318,6 +336,7 @@ class SkillRuntime:
         languages and mode trigger. Failures are reported, never raised."""
         self._started = True
         self.facts = facts
+        self._prewarm_starlark()
         if facts is not None:
             self.services.language = facts.primary_language
         for name in self.explicit:
@@ -429,6 +448,10 @@ class SkillRuntime:
             log.info("skill %s: %s", skill, message)
 
     async def close(self) -> None:
+        if self._warming is not None and not self._warming.done():
+            self._warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._warming
         for name in list(self.active):
             skill = self.active.pop(name)
             await self._unregister(skill)

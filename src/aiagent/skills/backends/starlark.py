@@ -10,6 +10,7 @@ skill calls arrive as ``host/<name>`` requests and run with that skill's permiss
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import sys
@@ -75,6 +76,11 @@ class StarlarkWorker:
             for skill, (filename, source) in list(self.sources.items()):
                 await self._request("load", {"skill": skill, "filename": filename, "source": source})
             return self.peer
+
+    async def warm(self) -> None:
+        """Start the worker now (in the background); a failure waits for first use."""
+        with contextlib.suppress(Exception):
+            await self._peer()
 
     async def _request(self, method: str, params: dict[str, Any]) -> Any:
         assert self.peer is not None
