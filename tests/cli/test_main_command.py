@@ -99,3 +99,13 @@ def test_set_key_writes_a_private_file_used_by_the_next_run(run_cli, clean_env, 
     assert run.returncode == 0, run.stderr
     assert {k.lower(): v for k, v in headers.items()}["x-api-key"] == "sk-ant-from-file-5678"
     assert "sk-ant-from-file" not in json.dumps(run.stderr)
+
+
+def test_version_fast_path_imports_no_click() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from aiagent.cli import main; main(['--version']); "
+            "print('click' in sys.modules, file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stdout.startswith("aiagent, version ") and proc.stderr.strip() == "False"

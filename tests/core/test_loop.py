@@ -8,7 +8,7 @@ from typing import Any
 
 from loop_harness import run_agent
 
-from aiagent.core.approval import ASK, Decision, HeadlessPolicy
+from aiagent.core.approval import ASK, Decision
 from aiagent.core.events import (
     DoneEvent,
     ErrorEvent,
@@ -172,16 +172,31 @@ def test_hooks_modify_cancel_transform() -> None:
     assert _done(events).answer == "all DONE" and seen == [1]
 
 
-def test_headless_policy(tmp_path: Path) -> None:
+class WhitelistPolicy:
+    """Allows the named tools and refuses the rest, as a headless run does."""
+
+    def __init__(self, allowed: list[str]) -> None:
+        self.allowed = allowed
+
+    async def decide(self, tool: Any, args: dict[str, Any]) -> Decision:
+        if tool.name in self.allowed:
+            return Decision.allow()
+        return Decision.deny(f"{tool.name} needs approval; rerun with --tools {tool.name}")
+
+    def record(self, tool: Any, args: dict[str, Any], answer: str) -> None:
+        return None
+
+
+def test_refused_calls_do_not_run_and_the_model_reads_why(tmp_path: Path) -> None:
     script = [Turn(tool_calls=[ToolCall("touch", {"path": "f"}), ToolCall("echo", {"text": "a"})]),
               Turn(text="ok")]
     with FakeLLM(script) as fake:
-        events, _ = run_agent(fake, workspace=tmp_path, approval=HeadlessPolicy())
+        events, _ = run_agent(fake, workspace=tmp_path, approval=WhitelistPolicy(["echo"]))
     touch, echo = _results(events)
     assert touch.is_error and "--tools" in touch.content and not (tmp_path / "f").exists()
     assert not echo.is_error
     with FakeLLM(script) as fake:
-        events, _ = run_agent(fake, workspace=tmp_path, approval=HeadlessPolicy(["touch"]))
+        events, _ = run_agent(fake, workspace=tmp_path, approval=WhitelistPolicy(["touch"]))
     touch, echo = _results(events)
     assert not touch.is_error and (tmp_path / "f").exists()
     assert echo.is_error and "not allowed" in echo.content

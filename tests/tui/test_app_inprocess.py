@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import io
-import sys
 from pathlib import Path
 
 import pytest
+from lineapp import run_app
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
-from aiagent.ui.tui.app import InteractiveApp
-from aiagent.ui.tui.terminal import TermInfo
-
-PLAIN = TermInfo(tty=False, color=False, dark=True, width=80)
-
-
-def run_app(lines: list[str], env: dict[str, str], cwd: Path,
-            monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
-    out = io.StringIO()
-    app = InteractiveApp({}, cwd, env, PLAIN, out=out)
-    code = asyncio.run(app.main())
-    return code, out.getvalue()
 
 
 @pytest.fixture

@@ -4,28 +4,13 @@ commands, and the answer recorded by the runtime."""
 
 from __future__ import annotations
 
-import asyncio
-import io
-import sys
 from pathlib import Path
 
 import pytest
+from lineapp import run_app
 from skillproject import write_all, write_peek
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
-from aiagent.ui.tui.app import InteractiveApp
-from aiagent.ui.tui.terminal import TermInfo
-
-PLAIN = TermInfo(tty=False, color=False, dark=True, width=100)
-
-
-def run_app(lines: list[str], env: dict[str, str], cwd: Path,
-            monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
-    out = io.StringIO()
-    app = InteractiveApp({}, cwd, env, PLAIN, out=out)
-    code = asyncio.run(app.main())
-    return code, out.getvalue()
 
 
 @pytest.fixture
@@ -45,7 +30,7 @@ def test_skill_by_hand_asks_once_and_its_tool_runs(env: dict[str, str], project:
     lines = ["/skills", "/skill peek", "a", "/skill peek", "peek at the notes", "/skills",
              "/quit"]
     with FakeLLM(script) as fake:
-        code, out = run_app(lines, with_llm(env, fake), project, monkeypatch)
+        code, out = run_app(lines, with_llm(env, fake), project, monkeypatch, width=100)
         sent = fake.requests
     assert code == 0
     listing = out[: out.index('Skill "peek" wants to activate')]
@@ -72,13 +57,13 @@ def test_always_is_recorded_and_deny_is_not(env: dict[str, str], project: Path,
     write_peek(project)
     with FakeLLM([]) as fake:
         code, out = run_app(["/skill peek", "n", "/skill peek", "a", "/quit"],
-                            with_llm(env, fake), project, monkeypatch)
+                            with_llm(env, fake), project, monkeypatch, width=100)
     assert code == 0
     assert "✗ denied" in out and "needs permission file:read, which was not granted" in out
     assert "✓ skill peek active" in out
     with FakeLLM([]) as fake:  # a new session: the grant was stored
         code, out = run_app(["/skill peek", "/quit"], with_llm(env, fake), project,
-                            monkeypatch)
+                            monkeypatch, width=100)
     assert code == 0
     assert "wants to activate" not in out and "✓ skill peek active" in out
     from aiagent.skills.permissions import SqliteGrantStore
@@ -93,7 +78,7 @@ def test_workflow_skill_is_a_slash_command(env: dict[str, str], project: Path,
     with FakeLLM([Turn(text="heard it")]) as fake:
         code, out = run_app(["/help", "/shout 3", "/shout many", "/shout {\"times\": 2}",
                              "what did it say?", "/quit"], with_llm(env, fake), project,
-                            monkeypatch)
+                            monkeypatch, width=100)
         last = fake.requests[-1]["json"]["messages"][-1]["content"]
     assert code == 0
     assert "/shout" in out and "workflow: Repeat a word in capitals" in out  # /help
@@ -112,7 +97,7 @@ def test_model_activation_uses_the_same_box(env: dict[str, str], project: Path,
               Turn(text="done via the model")]
     with FakeLLM(script) as fake:
         code, out = run_app(["use the peek skill", "y", "/quit"], with_llm(env, fake),
-                            project, monkeypatch)
+                            project, monkeypatch, width=100)
         first = fake.requests[0]["json"]
     assert code == 0
     assert "activate_skill" in [t["name"] for t in first["tools"]]
@@ -134,7 +119,7 @@ def test_keyword_trigger_asks_inside_the_turn(env: dict[str, str], project: Path
               Turn(text="triggered and peeked")]
     with FakeLLM(script) as fake:
         code, out = run_app(["please peek at the notes", "y", "/quit"], with_llm(env, fake),
-                            project, monkeypatch)
+                            project, monkeypatch, width=100)
         first = fake.requests[0]["json"]
     assert code == 0
     assert 'Skill "peek" wants to activate' in out and "✓ allowed once" in out
@@ -148,7 +133,7 @@ def test_denied_trigger_is_reported_and_the_turn_goes_on(
     write_triggered_peek(project)
     with FakeLLM([Turn(text="answered without it")]) as fake:
         code, out = run_app(["peek please", "n", "/quit"], with_llm(env, fake), project,
-                            monkeypatch)
+                            monkeypatch, width=100)
         first = fake.requests[0]["json"]
     assert code == 0
     assert "! skills: skill peek needs permission file:read" in out
@@ -166,7 +151,7 @@ def test_triggered_workflow_skill_is_offered_to_the_model(
               Turn(text="it shouted")]
     with FakeLLM(script) as fake:
         code, out = run_app(["please shout", "y", "/quit"], with_llm(env, fake), project,
-                            monkeypatch)
+                            monkeypatch, width=100)
         first = fake.requests[0]["json"]
     assert code == 0
     assert "run_workflow" in [t["name"] for t in first["tools"]]

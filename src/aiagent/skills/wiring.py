@@ -83,23 +83,42 @@ def _conversation(messages: list[Message]) -> list[dict[str, str]]:
 
 
 def core_hooks(runtime: SkillRuntime) -> Hooks:
-    async def conversation_start(messages: list[Message]) -> None:
-        try:
-            if not runtime._started:
-                await runtime.start(await asyncio.to_thread(_facts, runtime))
-            last = next((m.text for m in reversed(messages) if m.role == "user"), "")
-            await runtime.user_turn(last)
-            await runtime.fire("on_conversation_start", {"conversation": _conversation(messages)})
-            await runtime.fire("on_before_prompt_build", {})
-            runtime.on_prompt_changed()
-        except Exception as exc:  # noqa: BLE001 - skills must never end the run
-            runtime.report(f"skills: start-up failed: {type(exc).__name__}: {exc}")
+    """The core's hook points, answered by the skills' hooks."""
+    h = SkillHooks(runtime)
+    return Hooks([h.conversation_start], [h.before_tool], [h.after_tool], [h.after_response],
+                 [h.user_turn], [runtime.close])
 
-    async def before_tool(call: ToolCall) -> HookVerdict | None:
-        if not runtime.bus.has("on_before_tool_call"):
+
+class SkillHooks:
+    """Translates between the core's hook calls and the skills' hook events."""
+
+    def __init__(self, runtime: SkillRuntime) -> None:
+        self.runtime = runtime
+
+    async def conversation_start(self, messages: list[Message]) -> None:
+        rt = self.runtime
+        try:
+            if not rt._started:
+                await rt.start(await asyncio.to_thread(_facts, rt))
+            last = next((m.text for m in reversed(messages) if m.role == "user"), "")
+            await rt.user_turn(last)
+            await rt.fire("on_conversation_start", {"conversation": _conversation(messages)})
+            await rt.fire("on_before_prompt_build", {})
+            rt.on_prompt_changed()
+        except Exception as exc:  # noqa: BLE001 - skills must never end the run
+            rt.report(f"skills: start-up failed: {type(exc).__name__}: {exc}")
+
+    async def user_turn(self, text: str) -> None:
+        try:
+            await self.runtime.user_turn(text)  # keyword triggers of a later turn
+        except Exception as exc:  # noqa: BLE001 - skills must never end the run
+            self.runtime.report(f"keyword triggers failed: {exc}")
+
+    async def before_tool(self, call: ToolCall) -> HookVerdict | None:
+        if not self.runtime.bus.has("on_before_tool_call"):
             return None
-        event = {"tool_call": {"id": call.id, "name": call.name, "args": dict(call.args)}}
-        for skill, result in await runtime.fire("on_before_tool_call", event):
+        event = {"tool_call": _call(call)}
+        for skill, result in await self.runtime.fire("on_before_tool_call", event):
             if result.tool_args is not None:
                 call.args.clear()
                 call.args.update(result.tool_args)
@@ -107,38 +126,30 @@ def core_hooks(runtime: SkillRuntime) -> Hooks:
                 return HookVerdict(True, result.reason or f"cancelled by skill {skill}")
         return None
 
-    async def after_tool(call: ToolCall, result: ToolResult) -> ToolResult | None:
-        if not runtime.bus.has("on_after_tool_result"):
+    async def after_tool(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        if not self.runtime.bus.has("on_after_tool_result"):
             return None
-        event = {"tool_call": {"id": call.id, "name": call.name, "args": dict(call.args)},
+        event = {"tool_call": _call(call),
                  "tool_result": {"content": result.content, "is_error": result.is_error}}
         replaced = None
-        for _skill, r in await runtime.fire("on_after_tool_result", event):
+        for _skill, r in await self.runtime.fire("on_after_tool_result", event):
             if r.tool_result is not None:
-                replaced = ToolResult(str(r.tool_result.get("content", "")), bool(r.tool_result.get("is_error", False)))
+                content, is_error = r.tool_result.get("content", ""), r.tool_result.get("is_error", False)
+                replaced = ToolResult(str(content), bool(is_error))
         return replaced
 
-    async def after_response(text: str) -> str | None:
-        assert runtime.services.counter is not None
-        if not runtime.bus.has("on_after_response"):
+    async def after_response(self, text: str) -> str | None:
+        if not self.runtime.bus.has("on_after_response"):
             return None
         answer = None
-        for _skill, r in await runtime.fire("on_after_response", {"response": text}):
+        for _skill, r in await self.runtime.fire("on_after_response", {"response": text}):
             if r.response is not None:
                 answer = r.response
         return answer
 
-    async def user_turn(text: str) -> None:
-        try:
-            await runtime.user_turn(text)  # keyword triggers of a later turn
-        except Exception as exc:  # noqa: BLE001 - skills must never end the run
-            runtime.report(f"keyword triggers failed: {exc}")
 
-    async def close() -> None:
-        await runtime.close()
-
-    return Hooks([conversation_start], [before_tool], [after_tool], [after_response],
-                 [user_turn], [close])
+def _call(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "name": call.name, "args": dict(call.args)}
 
 
 def _facts(runtime: SkillRuntime) -> Any:

@@ -77,13 +77,19 @@ def _yarn_name(spec: str) -> str:
     return spec[:at] if at > 0 else spec
 
 
+PNPM_LINE = re.compile(r"^\s{2}['\"]?/?((?:@[^/@\s]+/)?[^/@\s:'\"]+)[@/]([0-9][^:('\"\s]*)")
+GO_MOD_LINE = re.compile(r"^\s*(?:require\s+)?([\w.\-/~]+\.[\w.\-/~]+)\s+(v[0-9][^\s/]*)")
+GEM_LINE = re.compile(r"^ {4}([A-Za-z0-9_.\-]+) \(([0-9][^)\s-]*)(?:-[^)]*)?\)$")
+
+
+def _line_packages(ecosystem: str, pattern: re.Pattern[str], rel: str, text: str) -> list[Package]:
+    """One package per line that ``pattern`` matches (group 1 name, group 2 version)."""
+    return [Package(ecosystem, m.group(1), m.group(2), rel, no)
+            for no, line in enumerate(text.splitlines(), 1) if (m := pattern.match(line))]
+
+
 def parse_pnpm_lock(rel: str, text: str) -> list[Package]:
-    out = []
-    pattern = re.compile(r"^\s{2}['\"]?/?((?:@[^/@\s]+/)?[^/@\s:'\"]+)[@/]([0-9][^:('\"\s]*)")
-    for no, line in enumerate(text.splitlines(), 1):
-        m = pattern.match(line)
-        if m:
-            out.append(Package("npm", m.group(1), m.group(2), rel, no))
+    out = _line_packages("npm", PNPM_LINE, rel, text)
     return list({(p.name, p.version): p for p in out}.values())
 
 
@@ -122,23 +128,11 @@ def parse_go_sum(rel: str, text: str) -> list[Package]:
 
 
 def parse_go_mod(rel: str, text: str) -> list[Package]:
-    out = []
-    req = re.compile(r"^\s*(?:require\s+)?([\w.\-/~]+\.[\w.\-/~]+)\s+(v[0-9][^\s/]*)")
-    for no, line in enumerate(text.splitlines(), 1):
-        m = req.match(line)
-        if m:
-            out.append(Package("Go", m.group(1), m.group(2), rel, no))
-    return out
+    return _line_packages("Go", GO_MOD_LINE, rel, text)
 
 
 def parse_gemfile_lock(rel: str, text: str) -> list[Package]:
-    out = []
-    spec = re.compile(r"^ {4}([A-Za-z0-9_.\-]+) \(([0-9][^)\s-]*)(?:-[^)]*)?\)$")
-    for no, line in enumerate(text.splitlines(), 1):
-        m = spec.match(line)
-        if m:
-            out.append(Package("RubyGems", m.group(1), m.group(2), rel, no))
-    return out
+    return _line_packages("RubyGems", GEM_LINE, rel, text)
 
 
 def parse_composer_lock(rel: str, text: str) -> list[Package]:
