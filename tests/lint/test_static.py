@@ -21,5 +21,5 @@ def test_ruff_is_clean() -> None:
 
 
 def test_core_and_providers_type_check_strictly() -> None:
-    proc = _run("mypy", "src/aiagent/core", "src/aiagent/providers")
+    proc = _run("mypy", "src/aiagent/core", "src/aiagent/providers", "src/aiagent/permissions")
     assert proc.returncode == 0, proc.stdout + proc.stderr

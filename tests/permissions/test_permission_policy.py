@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from aiagent.core.permissions import PermissionPolicy, parse_rule
+from aiagent.permissions.policy import PermissionPolicy, parse_rule
 from aiagent.store import db
 from aiagent.store.approvals import ApprovalStore
 

@@ -78,7 +78,7 @@ def list_(show_all: bool, revoked: bool) -> None:
 
 
 def _add(rule: str, effect: str, project: bool) -> None:
-    from aiagent.core.permissions import parse_rule
+    from aiagent.permissions.policy import parse_rule
 
     try:
         parsed = parse_rule(rule, "allow", "argument")

@@ -18,9 +18,9 @@ from aiagent.config.settings import ConfigError, Settings
 from aiagent.core.compaction import Plan
 from aiagent.core.context import ContextSettings, ContextWindow
 from aiagent.core.conversation import Conversation
-from aiagent.core.permissions import Mode, PermissionPolicy, Rule, parse_rule
 from aiagent.core.redact import SecretMasker
 from aiagent.core.tokens import budget_for
+from aiagent.permissions.policy import Mode, PermissionPolicy, Rule, parse_rule
 
 if TYPE_CHECKING:
     from aiagent.store.approvals import ApprovalStore
@@ -166,7 +166,7 @@ def make_policy(
 
 
 def _mode(value: str) -> Mode:
-    from aiagent.core.permissions import MODES
+    from aiagent.permissions.policy import MODES
 
     for mode in MODES:
         if mode == value:

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from aiagent.core import shellwords
 from aiagent.core.approval import ALLOW, ASK, Decision
 from aiagent.core.events import ApprovalAnswer
+from aiagent.permissions import commands
 from aiagent.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class Subject:
 
     kind: Literal["shell", "write", "tool"]
     tool: str
-    line: shellwords.CommandLine | None = None
+    line: commands.CommandLine | None = None
     paths: tuple[str, ...] = ()  # project-relative (posix) when inside, else absolute
     inside: bool = True  # every path is inside the workspace
     escalated: bool = False  # the model asked to run it outside the sandbox
@@ -87,7 +87,7 @@ class Subject:
             line = self.line
             if line is None or not line.analysed:
                 return []
-            return list(dict.fromkeys(shellwords.suggest_prefix(c) for c in line.commands))
+            return list(dict.fromkeys(commands.suggest_prefix(c) for c in line.commands))
         if self.kind == "write":
             return list(self.paths)
         return [""]
@@ -158,7 +158,7 @@ class PermissionPolicy:
 
     def subject(self, tool: Tool, args: dict[str, Any]) -> Subject:
         if tool.name in SHELL_TOOLS:
-            return Subject("shell", tool.name, line=shellwords.parse(command_text(args)),
+            return Subject("shell", tool.name, line=commands.parse(command_text(args)),
                            escalated=args.get("sandbox_permissions") == "require_escalated")
         paths = file_paths(tool.name, args)
         if tool.name in WRITE_TOOLS or (paths and not getattr(tool, "read_only", False)):
@@ -180,7 +180,7 @@ class PermissionPolicy:
 
     def _by_mode(self, s: Subject) -> Decision:
         if self.mode == "read-only":
-            if s.kind == "shell" and s.line is not None and shellwords.is_read_only(s.line):
+            if s.kind == "shell" and s.line is not None and commands.is_read_only(s.line):
                 return ALLOW
             return Decision.deny(f"read-only mode: {s.tool} is not allowed (only reading, and "
                                  "shell commands on the read-only list); do the task without it")
@@ -212,8 +212,8 @@ class PermissionPolicy:
             return True
         if s.kind == "shell" and s.line is not None:
             if not s.line.analysed:
-                return shellwords.contains_words(s.line.raw, pattern)
-            return any(shellwords.covers(pattern, c) for c in s.line.commands)
+                return commands.contains_words(s.line.raw, pattern)
+            return any(commands.covers(pattern, c) for c in s.line.commands)
         return any(self._path_in(p, pattern) for p in s.paths)
 
     def _covering(self, s: Subject, candidates: list[Grant | Rule]) -> Grant | Rule | None:
@@ -224,7 +224,7 @@ class PermissionPolicy:
         if s.kind == "shell" and s.line is not None:
             if not s.line.analysed or not s.line.commands:
                 return None
-            parts = [next((c for c in candidates if shellwords.covers(c.pattern, cmd)
+            parts = [next((c for c in candidates if commands.covers(c.pattern, cmd)
                            and not cmd.writes), None) for cmd in s.line.commands]
         elif s.kind == "write" and s.paths:
             parts = [next((c for c in candidates if self._path_in(p, c.pattern)), None)

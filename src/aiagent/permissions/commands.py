@@ -46,7 +46,7 @@ class CommandLine:
 
 @cache
 def _data() -> dict[str, Any]:
-    text = resources.files("aiagent.core").joinpath("shell_commands.toml").read_text("utf-8")
+    text = resources.files("aiagent.permissions").joinpath("commands.toml").read_text("utf-8")
     return tomllib.loads(text)
 
 
