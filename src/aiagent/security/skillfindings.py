@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from aiagent.security.finding import Category, Confidence, Finding, Location, Severity
+from aiagent.security.redaction import evidence as redacted_evidence
 
 MAX_FINDINGS = 5000
 MAX_TEXT = 2000
@@ -65,7 +66,7 @@ def _finding(item: Any, skill: str, scanner: str, root: str) -> Finding:
         location=Location(_file(item, root), start, max(_line(item, "end_line"), start), _text(item, "function")),
         cwe=_text(item, "cwe"),
         owasp=_text(item, "owasp"),
-        evidence=_text(item, "evidence")[:200],
+        evidence=redacted_evidence(_text(item, "evidence")),
         remediation=_text(item, "remediation"),
         confidence=_choice(Confidence, item, "confidence", Confidence.MEDIUM),
         references=tuple(str(r) for r in _list(item, "references")),

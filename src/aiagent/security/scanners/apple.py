@@ -18,6 +18,7 @@ from xml.parsers.expat import ExpatError
 from aiagent.security.config import SecurityConfig
 from aiagent.security.discovery import Inventory, SourceFile
 from aiagent.security.finding import Category, Confidence, Finding, Location, Severity
+from aiagent.security.redaction import evidence as redacted_evidence
 from aiagent.security.rulepack import read_pack_text
 from aiagent.security.scanners.base import ScanContext
 from aiagent.security.yamlio import load_yaml
@@ -155,6 +156,6 @@ def _make(rule_id: str, rel: str, line: int, evidence: str, detail: str = "") ->
         id=rule_id, scanner="apple", severity=Severity(meta["severity"]),
         category=Category(meta["category"]), title=meta["title"],
         description=detail or meta["title"], location=Location(rel, line, line),
-        cwe=meta.get("cwe", ""), owasp=meta.get("owasp", ""), evidence=evidence[:200],
+        cwe=meta.get("cwe", ""), owasp=meta.get("owasp", ""), evidence=redacted_evidence(evidence),
         remediation=meta["remediation"], confidence=Confidence.HIGH,
     )

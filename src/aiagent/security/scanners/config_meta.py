@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import Any
 
 from aiagent.security.finding import Category, Confidence, Finding, Location, Severity
+from aiagent.security.redaction import evidence as redacted_evidence
 from aiagent.security.rulepack import read_pack_text
 from aiagent.security.yamlio import load_yaml
 
@@ -28,7 +29,7 @@ def make(rule_id: str, rel: str, line: int, evidence: str, detail: str = "") -> 
         location=Location(rel, line, line),
         cwe=meta.get("cwe", ""),
         owasp=meta.get("owasp", ""),
-        evidence=evidence.strip()[:200],
+        evidence=redacted_evidence(evidence),
         remediation=meta.get("remediation", ""),
         confidence=Confidence(meta.get("confidence", "medium")),
     )

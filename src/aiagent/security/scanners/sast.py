@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from aiagent.security.config import SecurityConfig
 from aiagent.security.discovery import SourceFile
 from aiagent.security.finding import Finding, Location
+from aiagent.security.redaction import evidence as redacted_evidence
 from aiagent.security.regexsafe import RegexTimeout
 from aiagent.security.rulepack import list_packs, load_pack, packs_version
 from aiagent.security.scanners.sast_context import context_text, has_dynamic
@@ -125,7 +126,7 @@ def _finding(rule: SastRule, file: SourceFile, start: int, end: int, function: s
         location=Location(file.rel, start, end, function),
         cwe=rule.cwe,
         owasp=rule.owasp,
-        evidence=evidence.decode("utf-8", "replace").strip()[:200],
+        evidence=redacted_evidence(evidence),
         remediation=rule.remediation,
         confidence=rule.confidence,
         references=rule.references,

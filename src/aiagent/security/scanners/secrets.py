@@ -71,6 +71,23 @@ class SecretsScanner:
             return out
         return out
 
+    def secret_spans(self, data: bytes) -> list[tuple[int, int]]:
+        """Byte spans of every plausible secret in ``data`` (sorted, not overlapping), for
+        redaction: all rules, wherever the text came from."""
+        lowered = data.lower()
+        spans: list[tuple[int, int]] = []
+        for rule in self.rules:
+            if rule.keywords and not any(k in lowered for k in rule.keywords):
+                continue
+            try:
+                for m in rule.pattern.finditer(data):
+                    start, end = m.span(rule.secret_group)
+                    if start >= 0 and self._plausible(rule, m.group(rule.secret_group) or b""):
+                        spans.append((start, end))
+            except RegexTimeout:
+                continue
+        return _merge(spans)
+
     def _plausible(self, rule: SecretRule, secret: bytes) -> bool:
         if not secret or self._placeholder.search(secret):
             return False
@@ -101,16 +118,25 @@ class _FileState:
         self._claimed.append((start, end))
 
 
-def redact(secret: bytes) -> str:
-    text = secret.decode("utf-8", "replace")
-    keep = 4 if len(text) > 12 else 0
-    return text[:keep] + "*" * min(max(len(text) - keep, 4), 12)
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _finding(rule: SecretRule, file: SourceFile, line_no: int, line: bytes, secret: bytes,
              test_path: bool) -> Finding:
-    text = line.decode("utf-8", "replace").strip()
-    evidence = text.replace(secret.decode("utf-8", "replace"), redact(secret))[:200]
+    from aiagent.security.redaction import evidence as redacted_evidence
+    from aiagent.security.redaction import mask
+
+    # Every secret on the line is masked, not only this one; this one is masked even
+    # when the redactor's rules would not see it alone (its rule needed the context).
+    own = secret.decode("utf-8", "replace")
+    evidence = redacted_evidence(line.decode("utf-8", "replace").replace(own, mask(own)))
     confidence = Confidence.LOW if test_path else rule.confidence
     return Finding(
         id=rule.id,
