@@ -58,3 +58,20 @@ def run_cli(clean_env: dict[str, str], tmp_path: Path) -> RunCli:
         )
 
     return run
+
+
+MISSING_TOOL_WORDS = ("not installed", "is missing", "no sandbox", "needs ")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """In CI (``CI=true``), a test skipped because a tool is missing fails the run: CI
+    installs every tool the tests use, so such a skip means an install went wrong."""
+    if os.environ.get("CI", "").lower() not in ("1", "true", "yes"):
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
+    missing = [r for r in skipped if any(w in str(r.longrepr).lower() for w in MISSING_TOOL_WORDS)]
+    if missing:
+        for report in missing:
+            print(f"ci: a test skipped for a missing tool: {report.nodeid}: {report.longrepr}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
