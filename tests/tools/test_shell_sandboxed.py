@@ -1,6 +1,7 @@
 """Shell tools run inside the sandbox when the settings enable it (full-auto mode).
 
-Temp folders stay writable in the sandbox, so "outside" is a file in the home folder."""
+"Outside" is a file in the home folder (Landlock shares the temp folders). The deeper
+proofs, run inside each backend, are in tests/sandbox/."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ def _sandbox_settings() -> dict[str, object]:
     info = detect("auto")
     if not info.available:
         pytest.skip(f"no sandbox on this machine: {info.detail}")
-    return {"enabled": True, "backend": info.backend, "network": False, "writable": []}
+    return {"enabled": True, "backend": info.backend, "network": False, "writable": [],
+            "protected": [".git", ".agent"]}
 
 
 @pytest.mark.parametrize("tool", ["shell_command", "exec_command"])
@@ -40,3 +42,15 @@ def test_without_the_sandbox_the_same_write_succeeds(ws: Harness) -> None:
         assert outside.exists()
     finally:
         outside.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("tool", ["shell_command", "exec_command"])
+def test_the_workspace_git_folder_stays_read_only_inside_the_sandbox(ws: Harness, tool: str) -> None:
+    (ws.root / ".git").mkdir()
+    (ws.root / ".git" / "config").write_text("[core]\n")
+    (ws.root / "src").mkdir()
+    command = "echo '\tfsmonitor = touch pwned' >> .git/config; echo ok > src/x; echo done"
+    args = {"command": command} if tool == "shell_command" else {"cmd": command, "yield_time_ms": 5000}
+    ws.run(tool, args, sandbox=_sandbox_settings())
+    assert (ws.root / ".git" / "config").read_text() == "[core]\n"
+    assert (ws.root / "src" / "x").read_text() == "ok\n"

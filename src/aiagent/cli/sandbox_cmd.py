@@ -30,9 +30,13 @@ def check(backend: str | None) -> None:
     if info.available:
         net = {"full": "blocked", "tcp": "TCP blocked (UDP not)"}.get(info.network_isolation, "not blocked")
         allowed = " (allowed by [sandbox] network)" if config.get("network") else ""
+        temps = "a private /tmp" if info.backend == "bubblewrap" else "temp folders"
+        protected = ", ".join(config.get("protected", sb.PROTECTED))
         click.echo(f"sandbox: {info.backend} ({info.detail})")
-        click.echo("writes: workspace and temp folders only")
+        click.echo(f"writes: workspace and {temps} only; read-only in the workspace: {protected}")
         click.echo(f"network: {net}{allowed}")
+        for gap in info.not_enforced:
+            click.echo(f"not enforced: {gap}")
         return
     click.echo(f"sandbox: none ({info.detail})")
     click.echo(f"full-auto mode will ask before running shell commands. {sb.platform_note()}")

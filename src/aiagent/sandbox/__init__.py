@@ -26,6 +26,8 @@ from typing import Any
 
 BACKENDS = ("bubblewrap", "landlock", "seatbelt")
 CHOICES = ("auto", "none", *BACKENDS)
+# entries of the workspace root that sandboxed commands may read but never write
+PROTECTED = (".git", ".agent", ".claude", ".agents")
 
 
 class SandboxUnavailable(Exception):
@@ -37,6 +39,7 @@ class SandboxInfo:
     backend: str  # bubblewrap | landlock | seatbelt | none
     detail: str  # version, ABI, or why none works
     network_isolation: str  # "full", "tcp", or "none"
+    not_enforced: tuple[str, ...] = ()  # what this backend leaves open here, in plain words
 
     @property
     def available(self) -> bool:
@@ -75,16 +78,33 @@ def detect(preferred: str = "auto") -> SandboxInfo:
     return SandboxInfo("none", "; ".join(reasons), "none")
 
 
-def writable_paths(workspace: Path, extra: Iterable[str | Path] = ()) -> list[Path]:
-    """The workspace, the temp folders, and any extra paths that exist."""
+def writable_paths(workspace: Path, extra: Iterable[str | Path] = (), *,
+                   temps: bool = True) -> list[Path]:
+    """The workspace, the temp folders (unless ``temps`` is false: bubblewrap gives a
+    private /tmp instead), and any extra paths that exist."""
     found: list[Path] = []
-    temps = {"/tmp", "/var/tmp", os.environ.get("TMPDIR", ""), tempfile.gettempdir()}
-    for item in [workspace, *sorted(t for t in temps if t), *extra]:
+    shared = {"/tmp", "/var/tmp", os.environ.get("TMPDIR", ""), tempfile.gettempdir()} if temps else set()
+    for item in [workspace, *sorted(t for t in shared if t), *extra]:
         path = Path(os.path.expanduser(str(item)))
         if path.exists():
             resolved = path.resolve()
             if resolved not in found:
                 found.append(resolved)
+    return found
+
+
+def protected_paths(workspace: Path, names: Iterable[str] | None, writable: Iterable[Path]) -> list[Path]:
+    """The entries ``names`` (relative to the workspace root; default :data:`PROTECTED`)
+    that exist and, resolved, lie beneath a writable path: those stay read-only."""
+    roots = [Path(p) for p in writable]
+    found: list[Path] = []
+    for name in PROTECTED if names is None else names:
+        path = Path(workspace) / os.path.expanduser(name)
+        if not os.path.lexists(path):
+            continue
+        target = path.resolve()
+        if target not in found and any(target.is_relative_to(root) for root in roots):
+            found.append(target)
     return found
 
 
@@ -95,24 +115,27 @@ def sandbox_argv(
     *,
     writable: Iterable[str | Path] = (),
     backend: str | None = None,
+    protected: Iterable[str] | None = None,
 ) -> list[str]:
-    """``argv`` wrapped so that it can write only to the workspace, temp and ``writable``,
-    and reach no network unless ``allow_network``. Raises :class:`SandboxUnavailable`."""
+    """``argv`` wrapped so that it can write only to the workspace, temp and ``writable``
+    (never to the ``protected`` entries of the workspace, default :data:`PROTECTED`), and
+    reach no network unless ``allow_network``. Raises :class:`SandboxUnavailable`."""
     info = detect(backend or "auto")
     if not info.available:
         raise SandboxUnavailable(f"no sandbox available: {info.detail}")
-    paths = writable_paths(workspace, writable)
+    paths = writable_paths(workspace, writable, temps=info.backend != "bubblewrap")
+    frozen = protected_paths(workspace, protected, paths)
     if info.backend == "bubblewrap":
         from aiagent.sandbox import bubblewrap
 
-        return bubblewrap.wrap(list(argv), paths, allow_network)
+        return bubblewrap.wrap(list(argv), paths, allow_network, frozen)
     if info.backend == "landlock":
         from aiagent.sandbox import landlock
 
-        return landlock.wrap(list(argv), paths, allow_network)
+        return landlock.wrap(list(argv), paths, allow_network, frozen)
     from aiagent.sandbox import seatbelt
 
-    return seatbelt.wrap(list(argv), paths, allow_network)
+    return seatbelt.wrap(list(argv), paths, allow_network, frozen)
 
 
 def wrap_for_settings(argv: Sequence[str], workspace: Path, settings: Mapping[str, Any]) -> list[str]:
@@ -121,9 +144,11 @@ def wrap_for_settings(argv: Sequence[str], workspace: Path, settings: Mapping[st
     config = settings.get("sandbox") or {}
     if not config.get("enabled"):
         return list(argv)
+    protected = config.get("protected")
     return sandbox_argv(
         argv, workspace, bool(config.get("network", False)),
         writable=config.get("writable", ()), backend=config.get("backend") or None,
+        protected=None if protected is None else [str(p) for p in protected],
     )
 
 
@@ -136,6 +161,7 @@ def tool_settings(config: Mapping[str, Any], mode: str) -> dict[str, Any]:
         "backend": info.backend if info.available else "",
         "network": bool(config.get("network", False)),
         "writable": [str(p) for p in config.get("writable", [])],
+        "protected": [str(p) for p in config.get("protected", PROTECTED)],
     }
 
 

@@ -1,10 +1,21 @@
-"""bubblewrap: the whole file system read-only, the writable paths bound read-write, a
-fresh /dev and /proc, its own PID namespace, and no network namespace access unless allowed."""
+"""bubblewrap: the whole file system read-only; a private ``/tmp``; the workspace and the
+extra writable paths bound read-write on top (its protected entries, such as ``.git``,
+bound read-only again); a fresh ``/dev`` and ``/proc``; its own user, PID, IPC, UTS and
+cgroup namespaces; no capabilities; a new session; no network unless allowed.
+
+As root the sandbox maps the caller to uid/gid 65534 ("nobody") inside its user
+namespace: on the host it is still uid 0 (files it writes belong to root), but it holds no
+capability and programs that test ``getuid() == 0`` take their unprivileged path.
+"""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
+from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,24 +23,65 @@ if TYPE_CHECKING:
     from aiagent.sandbox import SandboxInfo
 
 PROBE_TIMEOUT = 5.0
+ROOT_INSIDE_ID = "65534"  # what uid/gid 0 becomes inside the sandbox
+PRIVATE_TEMPS = ("/tmp", "/var/tmp")
+USERNS_REFUSED = ("namespace", "operation not permitted", "permission denied", "no space left")
+
+
+def namespace_args() -> list[str]:
+    """Namespaces and privileges: its own user (no nested ones where bwrap can forbid
+    them), PID, IPC, UTS and cgroup namespaces, every capability dropped, a new session."""
+    args = ["--unshare-user"]
+    if os.geteuid() == 0:
+        args += ["--uid", ROOT_INSIDE_ID, "--gid", ROOT_INSIDE_ID]
+    if _version() >= (0, 8, 0):
+        args.append("--disable-userns")
+    return [*args, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--cap-drop", "ALL", "--new-session", "--die-with-parent"]
 
 
 def base_args(allow_network: bool) -> list[str]:
-    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--unshare-pid", "--die-with-parent"]
+    """Everything but the writable binds: read-only root, fresh /dev and /proc, private
+    temp folders, the namespaces."""
+    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for temp in PRIVATE_TEMPS:
+        args += ["--tmpfs", temp]
+    args += ["--setenv", "TMPDIR", "/tmp", *namespace_args()]
     if not allow_network:
         args.append("--unshare-net")
     return args
 
 
-def wrap(argv: list[str], writable: list[Path], allow_network: bool) -> list[str]:
+def wrap(argv: list[str], writable: list[Path], allow_network: bool,
+         read_only: Sequence[Path] = ()) -> list[str]:
+    """``argv`` in the sandbox. ``writable`` are bound after the private temp folders (so a
+    workspace under /tmp stays visible), ``read_only`` after them (so they win)."""
     binds: list[str] = []
     for path in writable:
         binds += ["--bind", str(path), str(path)]
-    return [shutil.which("bwrap") or "bwrap", *base_args(allow_network), *binds, "--", *argv]
+    for path in read_only:
+        binds += ["--ro-bind", str(path), str(path)]
+    return [executable(), *base_args(allow_network), *binds, "--", *argv]
+
+
+def executable() -> str:
+    return shutil.which("bwrap") or "bwrap"
+
+
+@cache
+def _version() -> tuple[int, ...]:
+    try:
+        out = subprocess.run([executable(), "--version"], capture_output=True, text=True,
+                             timeout=PROBE_TIMEOUT, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return (0,)
+    found = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", out)
+    return tuple(int(n or 0) for n in found.groups()) if found else (0,)
 
 
 def probe() -> SandboxInfo | str:
+    """Info when the hardened sandbox starts here, else why not (user namespaces refused by
+    the kernel or its policy are named as such, so callers fall back to Landlock)."""
     from aiagent.sandbox import SandboxInfo
 
     exe = shutil.which("bwrap")
@@ -38,11 +90,12 @@ def probe() -> SandboxInfo | str:
     try:
         done = subprocess.run([exe, *base_args(False), "--", "true"], capture_output=True,
                               text=True, timeout=PROBE_TIMEOUT, check=False)
-        version = subprocess.run([exe, "--version"], capture_output=True, text=True,
-                                 timeout=PROBE_TIMEOUT, check=False).stdout.strip()
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap cannot run: {exc}"
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or ["unknown error"])[-1]
+        if any(word in reason.lower() for word in USERNS_REFUSED):
+            return f"this machine refuses user namespaces to bwrap ({reason})"
         return f"bwrap is installed but cannot create a sandbox here ({reason})"
-    return SandboxInfo("bubblewrap", f"{version or 'bwrap'} at {exe}", "full")
+    version = ".".join(map(str, _version()))
+    return SandboxInfo("bubblewrap", f"bubblewrap {version} at {exe}", "full")

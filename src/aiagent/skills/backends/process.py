@@ -5,7 +5,8 @@ provides), ``tool/call``, ``hook/call``, ``workflow/run``, ``scanner/run``,
 ``function/call``, ``shutdown``. Skill → aiagent: ``host/<function>`` with
 ``{"args": [...], "kwargs": {...}}`` (the SDK functions of Appendix F, permission-checked)
 and the ``log`` notification. The child gets only the environment its permissions allow;
-with bubblewrap available it also runs without network unless it declares ``net:fetch``,
+with bubblewrap available it runs in its own user and PID namespaces with no capabilities,
+without network unless it declares ``net:fetch``,
 without the project unless it declares ``file:read``, and read-only unless ``file:write``.
 A crash is reported and the process is started again on the next call.
 """
@@ -13,7 +14,6 @@ A crash is reported and the process is started again on the next call.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,17 +37,22 @@ METHODS = {"tool": "tool/call", "hook": "hook/call", "workflow": "workflow/run",
 
 def sandbox_prefix(mode: str, host: SkillHost) -> list[str]:
     """The bubblewrap command line that confines the skill, or [] (``mode``: auto | off |
-    required)."""
+    required). The skill gets its own user and PID namespaces (it cannot see the agent's
+    ``/proc/<pid>/environ``), no capabilities and a private /tmp."""
     if mode == "off":
         return []
-    bwrap = shutil.which("bwrap")
-    if bwrap is None or not sys.platform.startswith("linux"):
+    from aiagent.sandbox import bubblewrap, detect
+
+    info = detect("bubblewrap") if sys.platform.startswith("linux") else None
+    if info is None or not info.available:
         if mode == "required":
-            raise BackendError(f"skill {host.m.name}: [skills] process_sandbox = \"required\" but bubblewrap (bwrap) is not installed")
+            why = info.detail if info is not None else "bubblewrap exists only on Linux"
+            raise BackendError(f"skill {host.m.name}: [skills] process_sandbox = \"required\" but {why}")
         return []
     grants = host.grants
     project, skill_root = str(host.s.root), str(Path(os.path.realpath(host.m.root)))
-    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--die-with-parent"]
+    args = [bubblewrap.executable(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--tmpfs", "/tmp", *bubblewrap.namespace_args()]
     if "net:fetch" not in grants:
         args.append("--unshare-net")
     if "file:write" in grants:
