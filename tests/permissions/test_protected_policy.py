@@ -77,6 +77,7 @@ def test_headless_refuses_with_a_message(ws: Path, store: ApprovalStore) -> None
     got, reason = verdict(make(ws, store, "full-auto", interactive=False), WRITE,
                           file_path=".git/config", content="x")
     assert got == "deny" and "needs approval" in reason and ".git/ is protected" in reason
+    assert "--approve" not in reason  # no flag would allow it: none is suggested
     assert verdict(make(ws, store, "full-auto", interactive=False), WRITE,
                    file_path="notes.txt", content="x")[0] == "allow"
     # read-only mode still refuses outright, as for any write

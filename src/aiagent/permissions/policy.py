@@ -265,6 +265,10 @@ class PermissionPolicy:
         return (path if path.is_absolute() else self.project / path).resolve()
 
     def _headless_message(self, s: Subject, reason: str) -> str:
+        if s.protected:
+            return (f"{s.tool} {s.what!r} needs approval ({reason}), and this run cannot ask "
+                    f"for it; it was not run. No flag or grant allows it: do the task "
+                    f"without it, or the user makes this change themselves.")
         suggestion = ", ".join(f"--approve {shlex.quote(_join(s.family, p))}"
                                for p in s.patterns()) or f"--approve {s.family}"
         why = f" ({reason})" if reason else ""
