@@ -123,6 +123,8 @@ def test_unattended_shell_commands_must_be_sandboxed(ws: Path, store: ApprovalSt
     assert decide(granted, shell, command="npm test") == sandboxed
     store.add("shell", "cargo check", "allow", "always", project=str(ws.resolve()))
     assert decide(policy(ws, store, "prompt"), shell, command="cargo check") == sandboxed
+    # full-auto with [sandbox] backend = "none": unsandboxed, as documented before
+    assert decide(policy(ws, store, "full-auto", sandbox="off"), shell, command="ls") == Decision("allow")
     # a person decides: no sandbox requirement comes with the question
     assert decide(policy(ws, store, "prompt"), shell, command="make") == Decision("ask")
     # not a shell command: nothing to sandbox

@@ -138,12 +138,18 @@ class PermissionPolicy:
         if subject.protected:
             return self._ask(subject, Decision("ask", subject.protected + "; it always asks"))
         if verdict.verdict == "allow":
-            return SANDBOXED if subject.kind == "shell" else ALLOW
+            return self._unattended(subject)
         granted = self._match(subject, "allow")
         if granted is not None:
             self._audit("use", subject, granted)
-            return SANDBOXED if subject.kind == "shell" else ALLOW
+            return self._unattended(subject)
         return self._ask(subject, verdict)
+
+    def _unattended(self, subject: Subject) -> Decision:
+        """Allowed with no person approving this call: a shell command must be sandboxed,
+        unless the sandbox is off (``[sandbox] backend = "none"``, known in full-auto only:
+        elsewhere a project's own config could set it, so it is not honoured)."""
+        return SANDBOXED if subject.kind == "shell" and self.sandbox != "off" else ALLOW
 
     def _ask(self, subject: Subject, verdict: Decision) -> Decision:
         """``verdict`` (ask) for a person; a headless run refuses with how to allow it."""
