@@ -10,17 +10,25 @@ import pytest
 from aiagent.permissions.policy import PermissionPolicy, parse_rule
 from aiagent.store import db
 from aiagent.store.approvals import ApprovalStore
+from aiagent.tools.base import Tool, ToolRegistry
 
 
 @dataclass
 class FakeTool:
+    """A tool that declares no effect (as a skill's or an MCP server's might)."""
+
     name: str
-    read_only: bool = False
     description: str = ""
     input_schema: dict[str, Any] | None = None
 
 
-SHELL, WRITE, READ, OTHER = FakeTool("shell_command"), FakeTool("write_file"), FakeTool("read_file", True), FakeTool("web_fetch")
+def builtin(name: str) -> Tool:
+    tool = ToolRegistry().get(name)
+    assert tool is not None
+    return tool
+
+
+SHELL, WRITE, READ, OTHER = builtin("shell_command"), builtin("write_file"), builtin("read_file"), FakeTool("web_fetch")
 
 
 @pytest.fixture
@@ -34,7 +42,7 @@ def ws(tmp_path: Path) -> Path:
     return tmp_path / "ws"
 
 
-def decide(policy: PermissionPolicy, tool: FakeTool, **args: Any) -> tuple[str, str]:
+def decide(policy: PermissionPolicy, tool: Tool | FakeTool, **args: Any) -> tuple[str, str]:
     d = asyncio.run(policy.decide(tool, args))  # type: ignore[arg-type]
     return d.verdict, d.reason
 
@@ -119,11 +127,11 @@ def test_deny_wins(store: ApprovalStore, ws: Path) -> None:
 def test_file_grants_match_path_scopes(store: ApprovalStore, ws: Path) -> None:
     p = PermissionPolicy("prompt", store, workspace=ws, rules=[parse_rule("write:src/", "allow", "--approve")])
     assert decide(p, WRITE, file_path="src/a/b.py")[0] == "allow"
-    assert decide(p, FakeTool("edit"), file_path=str(ws / "src" / "x.py"))[0] == "allow"
+    assert decide(p, builtin("edit"), file_path=str(ws / "src" / "x.py"))[0] == "allow"
     assert decide(p, WRITE, file_path="srcfoo/x.py")[0] == "deny"
     assert decide(p, WRITE, file_path="src/../setup.py")[0] == "deny"
     patch = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x\n+y\n*** Add File: docs/x.md\n+hi\n*** End Patch"
-    assert decide(p, FakeTool("apply_patch"), input=patch)[0] == "deny"  # docs/ not covered
+    assert decide(p, builtin("apply_patch"), input=patch)[0] == "deny"  # docs/ not covered
     q = PermissionPolicy("prompt", store, workspace=ws, interactive=True)
     q.record(WRITE, {"file_path": "src/app.py"}, "project")  # type: ignore[arg-type]
     assert decide(q, WRITE, file_path="./src/app.py")[0] == "allow"
@@ -139,8 +147,8 @@ def test_headless_message_tells_how_to_allow(store: ApprovalStore, ws: Path) -> 
 
 def test_shell_argv_form_and_unknown_mode(store: ApprovalStore, ws: Path) -> None:
     p = PermissionPolicy("prompt", store, workspace=ws, rules=[parse_rule("shell:npm test", "allow", "x")])
-    assert decide(p, FakeTool("shell"), command=["bash", "-lc", "npm test"])[0] == "allow"
-    assert decide(p, FakeTool("shell"), command=["npm", "test", "--ci"])[0] == "allow"
-    assert decide(p, FakeTool("exec_command"), cmd="npm test")[0] == "allow"
+    assert decide(p, builtin("shell"), command=["bash", "-lc", "npm test"])[0] == "allow"
+    assert decide(p, builtin("shell"), command=["npm", "test", "--ci"])[0] == "allow"
+    assert decide(p, builtin("exec_command"), cmd="npm test")[0] == "allow"
     with pytest.raises(ValueError, match="unknown approval mode"):
         PermissionPolicy("yolo", store, workspace=ws)  # type: ignore[arg-type]

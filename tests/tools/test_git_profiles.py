@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from tool_harness import Harness
 
-from aiagent.tools.base import BUILTIN_TOOLS, ToolError, ToolRegistry
+from aiagent.tools.base import BUILTIN_TOOLS, ToolEffect, ToolError, ToolRegistry
 from aiagent.tools.profiles import PROFILES, expand_groups, profile_tools
 
 
@@ -71,4 +71,4 @@ def test_every_builtin_loads_with_a_valid_schema() -> None:
         tool = registry.get(name)
         assert tool is not None and tool.name == name and tool.description
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)
-        assert isinstance(tool.read_only, bool)
+        assert isinstance(tool.effect, ToolEffect) and tool.effect.kinds

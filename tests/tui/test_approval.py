@@ -8,6 +8,7 @@ import pytest
 from rich.console import Console
 
 from aiagent.core.events import ApprovalRequestEvent
+from aiagent.tools.base import ToolEffect
 from aiagent.ui.tui.approval import STOP, answer_text, approval_panel, key_map, pack
 
 
@@ -41,7 +42,8 @@ def test_pack_never_splits_an_item() -> None:
 @pytest.mark.parametrize("width", [60, 80, 40])
 def test_shell_panel_fits_and_shows_every_option(width: int) -> None:
     event = ApprovalRequestEvent("a1", "shell_command", "shell_command rm -rf build",
-                                 {"command": "rm -rf build && make all"})
+                                 {"command": "rm -rf build && make all"},
+                                 effect=ToolEffect.of("execute", command_args=("command",)))
     lines = render(event, width)
     assert all(len(line) <= width for line in lines)
     text = "\n".join(lines)
@@ -82,3 +84,12 @@ def test_skill_permissions_with_reasons() -> None:
 def test_answer_texts() -> None:
     assert answer_text("always")[0].endswith("allowed always")
     assert "stopping" in answer_text(STOP)[0]
+
+
+def test_the_panel_reads_the_declared_effect_not_the_name() -> None:
+    writes = ToolEffect.of("write", path_args=("target",))
+    event = ApprovalRequestEvent("a2", "frobnicate", "frobnicate", {"target": ".git/config"},
+                                 effect=writes)
+    assert "Apply this change? (frobnicate)" in "\n".join(render(event, 60))
+    named_shell = ApprovalRequestEvent("a3", "shell", "shell", {"command": "ls"})  # declares nothing
+    assert "Allow shell?" in "\n".join(render(named_shell, 60))

@@ -34,7 +34,7 @@ def tools() -> None:
 def list_tools(as_json: bool, cwd: str | None) -> None:
     """List every tool; * marks those the current profile offers the model."""
     from aiagent.core.builder import offered_tools
-    from aiagent.tools.base import ToolRegistry
+    from aiagent.tools.base import ToolRegistry, effect_of
 
     settings = _load(cwd)
     registry = ToolRegistry()
@@ -49,7 +49,7 @@ def list_tools(as_json: bool, cwd: str | None) -> None:
         return
     for tool in registry.tools():
         mark = "*" if tool.name in offered else " "
-        ro = "read-only" if getattr(tool, "read_only", False) else "writes   "
+        ro = f"{'+'.join(sorted(effect_of(tool).kinds)):<13}"
         summary = (tool.description.strip().splitlines() or [""])[0]
         click.echo(f"{mark} {tool.name:<16} {ro}  {summary[:90]}")
 

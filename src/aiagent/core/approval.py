@@ -19,8 +19,12 @@ from aiagent.tools.base import Tool
 
 @dataclass(frozen=True, slots=True)
 class Decision:
+    """``sandbox``: the call runs without a person approving it, so a command it starts
+    must run in the sandbox where one is available (the loop passes it to the tool)."""
+
     verdict: Literal["allow", "deny", "ask"]
     reason: str = ""
+    sandbox: bool = False
 
     @classmethod
     def allow(cls) -> Decision:

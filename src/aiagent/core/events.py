@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from aiagent.core.messages import Usage
+
+if TYPE_CHECKING:
+    from aiagent.tools.base import ToolEffect
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,7 @@ class ApprovalRequestEvent:
     options: tuple[ApprovalAnswer, ...] = ("once", "session", "project", "always", "deny")
     future: asyncio.Future[ApprovalAnswer] | None = field(default=None, repr=False)
     kind: Literal["approval_request"] = "approval_request"
+    effect: ToolEffect | None = None  # what the tool declares it does (front-ends read it)
 
     def answer(self, value: ApprovalAnswer) -> None:
         if self.future is not None and not self.future.done():

@@ -49,9 +49,11 @@ from aiagent.providers.base import (
 )
 from aiagent.tools.base import (
     ToolContext,
+    ToolEffect,
     ToolError,
     ToolRegistry,
     ToolResult,
+    effect_of,
     release_tool_state,
     validate_args,
 )
@@ -306,7 +308,7 @@ class Agent:
             return ToolResult(problem, True)
         decision = await self.approval.decide(tool, call.args)
         if decision.verdict == "ask":
-            answer = await self._ask(call, emit)
+            answer = await self._ask(call, emit, effect_of(tool))
             self.approval.record(tool, call.args, answer)
             if answer == "deny":
                 return ToolResult(f"the user declined to run {call.name}", True)
@@ -320,6 +322,8 @@ class Agent:
             settings=self.config.tool_settings,
             state=self.tool_state,
             allow_outside_workspace=self.config.allow_outside_workspace,
+            # allowed without a person approving this call: commands run sandboxed
+            sandbox_required=decision.verdict == "allow" and decision.sandbox,
         )
         return await self._guard(tool.run(call.args, ctx), f"tool {call.name}")
 
@@ -335,10 +339,12 @@ class Agent:
 
         return masked
 
-    async def _ask(self, call: ToolCall, emit: Callable[[AgentEvent], None]) -> ApprovalAnswer:
+    async def _ask(self, call: ToolCall, emit: Callable[[AgentEvent], None],
+                   effect: ToolEffect) -> ApprovalAnswer:
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
         what = f"{call.name} {_brief(call.args)}"
-        emit(ApprovalRequestEvent(uuid.uuid4().hex[:12], call.name, what, call.args, future=future))
+        emit(ApprovalRequestEvent(uuid.uuid4().hex[:12], call.name, what, call.args,
+                                  future=future, effect=effect))
         return await future
 
     @staticmethod

@@ -1,11 +1,16 @@
 """The approval policy: approval modes, saved grants, pre-approvals, the audit trail.
 
-Order of checks for a tool call: a matching deny (saved, configured or answered) refuses
-it; read-only tools run; the mode decides (read-only refuses writes, auto-edit allows edits
-inside the workspace, full-auto allows everything, shell only when sandboxed); otherwise a
-matching allow grant or pre-approval runs it; otherwise a person is asked, and a headless
-run refuses with a message the model reads. Grants are read from the database on every
-call, so a revocation takes effect at once, even from another process.
+The policy reads what a tool declares (:class:`~aiagent.tools.base.ToolEffect`), never its
+name. Order of checks for a tool call: a matching deny (saved, configured or answered)
+refuses it; a tool that only reads, or whose effects were approved elsewhere, runs; the mode
+decides (read-only refuses writes, auto-edit allows edits inside the workspace, full-auto
+allows everything, shell only when sandboxed); a write into a protected path (``.git``, the
+agent's own folders and instruction files, see :mod:`aiagent.permissions.protected`) asks
+whatever the mode or the grants say; otherwise a matching allow grant or pre-approval runs
+it; otherwise a person is asked, and a headless run refuses with a message the model reads.
+A shell command allowed without a person approving it carries ``sandbox=True``. Grants are
+read from the database on every call, so a revocation takes effect at once, even from
+another process.
 """
 
 from __future__ import annotations
@@ -19,18 +24,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from aiagent.core.approval import ALLOW, ASK, Decision
 from aiagent.core.events import ApprovalAnswer
-from aiagent.permissions import commands
-from aiagent.tools.base import Tool
+from aiagent.permissions import commands, protected
+from aiagent.tools.base import Tool, ToolEffect, effect_of
 
 if TYPE_CHECKING:
     from aiagent.store.approvals import ApprovalStore, Grant
 
 Mode = Literal["read-only", "prompt", "auto-edit", "full-auto"]
 MODES: tuple[Mode, ...] = ("read-only", "prompt", "auto-edit", "full-auto")
-SHELL_TOOLS = frozenset({"shell", "shell_command", "exec_command"})
-WRITE_TOOLS = frozenset({"write_file", "edit", "apply_patch"})
-ALWAYS_ALLOWED = frozenset({"write_stdin", "job_kill"})  # act on processes already approved
-PATCH_HEADERS = ("*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: ")
+SANDBOXED = Decision("allow", sandbox=True)
 SandboxState = Literal["active", "off", "unavailable"]
 
 
@@ -66,6 +68,7 @@ class Subject:
     paths: tuple[str, ...] = ()  # project-relative (posix) when inside, else absolute
     inside: bool = True  # every path is inside the workspace
     escalated: bool = False  # the model asked to run it outside the sandbox
+    protected: str = ""  # why a path it writes is protected, if one is
 
     @property
     def family(self) -> str:
@@ -113,6 +116,9 @@ class PermissionPolicy:
         self.project = (project or workspace).resolve()
         self.session_id, self.interactive, self.sandbox = session_id, interactive, sandbox
         self.rules = list(rules)
+        from aiagent.config import paths
+
+        self.user_dirs = (paths.config_dir(), paths.data_dir())
 
     # ---- the ApprovalPolicy protocol ---------------------------------------------------
 
@@ -123,15 +129,30 @@ class PermissionPolicy:
             self._audit("refuse", subject, denied)
             return Decision.deny(f"{subject.tool} {subject.what!r} is denied by rule "
                                  f"{_describe(denied)}")
-        if getattr(tool, "read_only", False) or tool.name in ALWAYS_ALLOWED:
+        effect = effect_of(tool)
+        if effect.read_only or effect.approved_by:
             return ALLOW
         verdict = self._by_mode(subject)
-        if verdict.verdict != "ask":
+        if verdict.verdict == "deny":
             return verdict
+        if subject.protected:
+            return self._ask(subject, Decision("ask", subject.protected + "; it always asks"))
+        if verdict.verdict == "allow":
+            return self._unattended(subject)
         granted = self._match(subject, "allow")
         if granted is not None:
             self._audit("use", subject, granted)
-            return ALLOW
+            return self._unattended(subject)
+        return self._ask(subject, verdict)
+
+    def _unattended(self, subject: Subject) -> Decision:
+        """Allowed with no person approving this call: a shell command must be sandboxed,
+        unless the sandbox is off (``[sandbox] backend = "none"``, known in full-auto only:
+        elsewhere a project's own config could set it, so it is not honoured)."""
+        return SANDBOXED if subject.kind == "shell" and self.sandbox != "off" else ALLOW
+
+    def _ask(self, subject: Subject, verdict: Decision) -> Decision:
+        """``verdict`` (ask) for a person; a headless run refuses with how to allow it."""
         if not self.interactive:
             self._audit("refuse", subject, None)
             return Decision.deny(self._headless_message(subject, verdict.reason))
@@ -139,6 +160,8 @@ class PermissionPolicy:
 
     def record(self, tool: Tool, args: dict[str, Any], answer: ApprovalAnswer) -> None:
         subject = self.subject(tool, args)
+        if subject.protected and answer != "deny":
+            answer = "once"  # a protected path asks every time: nothing to save
         if answer == "once":
             self._audit("allow-once", subject, None)
             return
@@ -157,15 +180,19 @@ class PermissionPolicy:
     # ---- classification ----------------------------------------------------------------
 
     def subject(self, tool: Tool, args: dict[str, Any]) -> Subject:
-        if tool.name in SHELL_TOOLS:
-            return Subject("shell", tool.name, line=commands.parse(command_text(args)),
+        effect: ToolEffect = effect_of(tool)
+        command = effect.command(args) if effect.executes else None
+        if command is not None:
+            return Subject("shell", tool.name, line=commands.parse(command),
                            escalated=args.get("sandbox_permissions") == "require_escalated")
-        paths = file_paths(tool.name, args)
-        if tool.name in WRITE_TOOLS or (paths and not getattr(tool, "read_only", False)):
+        if effect.writes and (effect.path_args or effect.patch_args):
+            paths = effect.paths(args)
             resolved = [self._resolve(p) for p in paths]
             inside = all(r.is_relative_to(self.workspace) for r in resolved)
+            why = next((r for p in paths
+                        if (r := protected.reason(p, self.workspace, self.user_dirs))), "")
             return Subject("write", tool.name, paths=tuple(self._show(r) for r in resolved),
-                           inside=inside)
+                           inside=inside, protected=why)
         return Subject("tool", tool.name)
 
     def _resolve(self, raw: str) -> Path:
@@ -244,6 +271,10 @@ class PermissionPolicy:
         return (path if path.is_absolute() else self.project / path).resolve()
 
     def _headless_message(self, s: Subject, reason: str) -> str:
+        if s.protected:
+            return (f"{s.tool} {s.what!r} needs approval ({reason}), and this run cannot ask "
+                    f"for it; it was not run. No flag or grant allows it: do the task "
+                    f"without it, or the user makes this change themselves.")
         suggestion = ", ".join(f"--approve {shlex.quote(_join(s.family, p))}"
                                for p in s.patterns()) or f"--approve {s.family}"
         why = f" ({reason})" if reason else ""
@@ -257,26 +288,6 @@ class PermissionPolicy:
         scope = getattr(rule, "scope", getattr(rule, "source", "")) if rule is not None else ""
         self.store.audit(action, s.tool, s.what, scope, grant_id=getattr(rule, "id", None) or None,
                          project=str(self.project), session_id=self.session_id)
-
-
-def command_text(args: dict[str, Any]) -> str:
-    """The command line of a shell tool call (``command`` as a string or argv, or ``cmd``)."""
-    command = args.get("command", args.get("cmd", ""))
-    if isinstance(command, list):
-        argv = [str(a) for a in command]
-        if len(argv) >= 3 and argv[0].rsplit("/", 1)[-1] in ("sh", "bash", "zsh") \
-                and argv[1] in ("-c", "-lc", "-ic"):
-            return argv[2]
-        return shlex.join(argv)
-    return str(command)
-
-
-def file_paths(tool: str, args: dict[str, Any]) -> list[str]:
-    if tool == "apply_patch":
-        text = str(args.get("input", args.get("patch", "")))
-        return [line.split(": ", 1)[1].strip() for line in text.splitlines()
-                if line.startswith(PATCH_HEADERS)]
-    return [str(args[k]) for k in ("file_path", "path") if isinstance(args.get(k), str)]
 
 
 def _join(tool: str, pattern: str) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiagent.skills.backends.base import BackendError
 from aiagent.skills.permissions import PermissionDenied
-from aiagent.tools.base import ToolContext, ToolResult
+from aiagent.tools.base import UNDECLARED, ToolContext, ToolEffect, ToolResult
 
 if TYPE_CHECKING:
     from aiagent.skills.runtime import SkillRuntime
@@ -50,7 +50,8 @@ class SkillTool:
         self.requires_approval = requires_approval
         # the skill's permissions were approved when it activated; what still needs a
         # person is a tool the manifest marks requires_approval
-        self.read_only = not requires_approval
+        self.effect = UNDECLARED if requires_approval else \
+            ToolEffect.of("execute", approved_by="the skill's permissions, when it activated")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await guarded(self.runtime.call(self.skill, "tool", self.name, args))
@@ -58,7 +59,8 @@ class SkillTool:
 
 class ActivateSkillTool:
     name = "activate_skill"
-    read_only = True
+    # activation asks for the skill's permissions itself (the skill approver)
+    effect = ToolEffect.of("read", "execute", approved_by="the skill approver, on activation")
 
     description = ("Load a skill from the skills index: returns its instructions and resources and "
                    "makes its tools available. Give `resource` to read one of its files.")
@@ -97,7 +99,7 @@ class ActivateSkillTool:
 
 class RunWorkflowTool:
     name = "run_workflow"
-    read_only = False
+    effect = UNDECLARED
 
     def __init__(self, runtime: SkillRuntime) -> None:
         self.runtime = runtime

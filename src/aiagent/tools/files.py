@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.tools import textio
-from aiagent.tools.base import ToolContext, ToolError
+from aiagent.tools.base import ToolContext, ToolEffect, ToolError
 from aiagent.tools.tooldef import (
     BuiltinTool,
     boolean,
@@ -238,6 +238,7 @@ class ReadFileTool(BuiltinTool):
         "Reads a local file with 1-indexed line numbers, supporting slice and "
         "indentation-aware block modes."
     )
+    effect = ToolEffect.of("read", path_args=("file_path",))
     input_schema = schema(
         {
             "file_path": string("Absolute path to the file"),
@@ -358,6 +359,7 @@ class ListDirTool(BuiltinTool):
     description = (
         "Lists entries in a local directory with 1-indexed entry numbers and simple type labels."
     )
+    effect = ToolEffect.of("read", path_args=("dir_path",))
     input_schema = schema(
         {
             "dir_path": string("Absolute path to the directory to list."),
@@ -428,7 +430,7 @@ class WriteFileTool(BuiltinTool):
         },
         ["file_path", "content"],
     )
-    read_only = False
+    effect = ToolEffect.of("write", path_args=("file_path",))
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path = resolve_path(ctx, args["file_path"], field="file_path")
@@ -474,7 +476,7 @@ class EditTool(BuiltinTool):
         },
         ["file_path", "old_string", "new_string"],
     )
-    read_only = False
+    effect = ToolEffect.of("write", path_args=("file_path",))
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path = resolve_path(ctx, args["file_path"], field="file_path")
@@ -508,7 +510,7 @@ class ApplyPatchTool(BuiltinTool):
     input_schema = schema(
         {"input": string("The entire contents of the apply_patch command")}, ["input"]
     )
-    read_only = False
+    effect = ToolEffect.of("write", patch_args=("input",))
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         from aiagent.tools.patching import apply_patch_text

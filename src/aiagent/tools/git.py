@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from aiagent.tools.base import ToolContext, ToolError
+from aiagent.tools.base import READ, ToolContext, ToolEffect, ToolError
 from aiagent.tools.shell.env import NON_INTERACTIVE
 from aiagent.tools.tooldef import BuiltinTool, boolean, int_arg, number, schema, string
 from aiagent.tools.workspace import resolve_path
@@ -60,6 +60,7 @@ def _paths(ctx: ToolContext, raw: Any) -> list[str]:
 class GitStatusTool(BuiltinTool):
     name = "git_status"
     description = "Shows the current branch and changed, staged and untracked files (git status --short --branch)."
+    effect = READ
     input_schema = schema({})
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
@@ -76,6 +77,7 @@ class GitDiffTool(BuiltinTool):
         "Shows changes as a unified diff: unstaged changes by default, staged ones with "
         "`staged`, or against a commit/branch with `ref`; `stat` gives a summary only."
     )
+    effect = ToolEffect.of("read", path_args=("path",))
     input_schema = schema(
         {
             "staged": boolean("Show staged (index) changes instead of unstaged ones."),
@@ -103,6 +105,7 @@ class GitDiffTool(BuiltinTool):
 class GitLogTool(BuiltinTool):
     name = "git_log"
     description = "Lists recent commits (hash, date, author, subject), newest first."
+    effect = ToolEffect.of("read", path_args=("path",))
     input_schema = schema(
         {
             "limit": number("How many commits to show (default 10, max 200)."),
@@ -141,7 +144,7 @@ class GitCommitTool(BuiltinTool):
         },
         ["message"],
     )
-    read_only = False
+    effect = ToolEffect.of("write")  # into .git: the legitimate writer, mode rules
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         message = args["message"].strip()
@@ -173,7 +176,7 @@ class GitBranchTool(BuiltinTool):
             "start_point": string("Commit or branch the new branch starts from."),
         }
     )
-    read_only = False
+    effect = ToolEffect.of("write")  # into .git: the legitimate writer, mode rules
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         name = args.get("name")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.tools import walk
-from aiagent.tools.base import ToolContext, ToolError
+from aiagent.tools.base import ToolContext, ToolEffect, ToolError
 from aiagent.tools.tooldef import (
     BuiltinTool,
     boolean,
@@ -89,6 +89,7 @@ def grep_python(pattern: str, include: str | None, root: Path, limit: int) -> li
 class GrepFilesTool(BuiltinTool):
     name = "grep_files"
     description = "Finds files whose contents match the pattern and lists them by modification time."
+    effect = ToolEffect.of("read", path_args=("path",))
     input_schema = schema(
         {
             "pattern": string("Regular expression pattern to search for."),
@@ -209,6 +210,7 @@ class SearchTool(BuiltinTool):
         "`path:line:text`, with optional context lines (`path-line-text`). Honours .gitignore "
         "and skips hidden and binary files."
     )
+    effect = ToolEffect.of("read", path_args=("path",))
     input_schema = schema(
         {
             "pattern": string("Regular expression (Rust/Python syntax) to search for."),
@@ -264,6 +266,7 @@ class GlobTool(BuiltinTool):
         "Lists files whose path matches a glob pattern (e.g. \"**/*.py\", \"src/*.ts\"), "
         "relative to the workspace, sorted by path. Honours .gitignore and skips hidden files."
     )
+    effect = ToolEffect.of("read", path_args=("path",))
     input_schema = schema(
         {
             "pattern": string("Glob pattern, matched against paths relative to `path`."),

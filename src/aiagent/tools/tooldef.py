@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from aiagent.tools.base import ToolContext, ToolError, ToolResult
+from aiagent.tools.base import UNDECLARED, ToolContext, ToolEffect, ToolError, ToolResult
 
 T = TypeVar("T")
 
@@ -15,20 +15,26 @@ class BuiltinTool:
     """Subclasses set the class attributes and implement :meth:`call`.
 
     ``call`` returns the text for the model (or a :class:`ToolResult`); raising
-    :class:`ToolError` turns into ``ToolResult(message, is_error=True)``.
+    :class:`ToolError` turns into ``ToolResult(message, is_error=True)``. Each tool declares
+    its ``effect``; one that forgets is treated as running anything (it always asks). Lines
+    the call added to ``ctx.notes`` end the result.
     """
 
     name: str = ""
     description: str = ""
     input_schema: dict[str, Any] = {}
-    read_only: bool = True
+    effect: ToolEffect = UNDECLARED
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
             out = await self.call(args, ctx)
         except ToolError as err:
-            return ToolResult(str(err), is_error=True)
-        return out if isinstance(out, ToolResult) else ToolResult(out)
+            out = ToolResult(str(err), is_error=True)
+        result = out if isinstance(out, ToolResult) else ToolResult(out)
+        if ctx.notes:
+            result.content = "\n".join([result.content, *ctx.notes]) if result.content \
+                else "\n".join(ctx.notes)
+        return result
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str | ToolResult:
         raise NotImplementedError

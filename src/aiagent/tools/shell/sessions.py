@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiagent.tools.base import ToolContext, ToolError
+from aiagent.tools.base import ToolContext, ToolEffect, ToolError
 from aiagent.tools.shell.capture import Capture
 from aiagent.tools.shell.env import command_env
 from aiagent.tools.shell.process import Limits, Running, new_tag, spawn
@@ -163,7 +163,7 @@ class ExecCommandTool(BuiltinTool):
         },
         ["cmd"],
     )
-    read_only = False
+    effect = ToolEffect.of("execute", command_args=("cmd",))
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         started = time.monotonic()
@@ -200,7 +200,7 @@ class WriteStdinTool(BuiltinTool):
         },
         ["session_id"],
     )
-    read_only = False
+    effect = ToolEffect.of("execute", approved_by="the command that started the session")
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         started = time.monotonic()

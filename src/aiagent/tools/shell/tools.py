@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aiagent.tools.base import ToolContext, ToolError, ToolResult
+from aiagent.tools.base import READ, ToolContext, ToolEffect, ToolError, ToolResult
 from aiagent.tools.shell.capture import Capture
 from aiagent.tools.shell.env import command_env
 from aiagent.tools.shell.jobs import Job
@@ -68,13 +68,24 @@ def _emitter(ctx: ToolContext) -> Any:
 
 def sandboxed(argv: list[str], ctx: ToolContext) -> list[str]:
     """``argv`` inside the sandbox when the settings ask for one (full-auto, or
-    ``[sandbox] always``); unchanged otherwise."""
-    from aiagent.sandbox import SandboxUnavailable, wrap_for_settings
+    ``[sandbox] always``) or the call runs without a person approving it
+    (``ctx.sandbox_required``: read-only mode, a saved or configured rule); unchanged
+    otherwise. When no sandbox works here, an unapproved command runs as is and the result
+    says so in one line."""
+    from aiagent.sandbox import SandboxUnavailable, sandbox_argv, wrap_for_settings
 
+    config = ctx.settings.get("sandbox") or {}
     try:
-        return wrap_for_settings(argv, ctx.workspace, ctx.settings)
+        if config.get("enabled") or not ctx.sandbox_required:
+            return wrap_for_settings(argv, ctx.workspace, ctx.settings)
+        return sandbox_argv(argv, ctx.workspace, bool(config.get("network", False)),
+                            writable=config.get("writable", ()),
+                            backend=config.get("backend") or None)
     except SandboxUnavailable as err:
-        raise ToolError(f"not run: {err}") from None
+        if config.get("enabled"):
+            raise ToolError(f"not run: {err}") from None
+        ctx.notes.append(f"note: this command ran without a sandbox ({err})")
+        return list(argv)
 
 
 async def start(ctx: ToolContext, rt: ShellRuntime, argv: list[str], cwd: Path, kind: str) -> Running:
@@ -281,7 +292,7 @@ def _timeout_ms(args: dict[str, Any]) -> int | None:
 
 
 class _CommandTool(BuiltinTool):
-    read_only = False
+    effect = ToolEffect.of("execute", command_args=("command",))
     freeform = False
 
     async def execute(self, ctx: ToolContext, argv: list[str], args: dict[str, Any], background: bool, command: str) -> ToolResult:
@@ -353,6 +364,7 @@ class ShellCommandTool(_CommandTool):
 class JobListTool(BuiltinTool):
     name = "job_list"
     description = "Lists the background jobs of this session with their id, pid, status, runtime and command."
+    effect = READ  # the run's own job table
     input_schema = schema({})
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
@@ -365,6 +377,7 @@ class JobOutputTool(BuiltinTool):
         "Returns what a background job printed since the previous job_output call for it, "
         "and whether it is still running."
     )
+    effect = READ  # the log of a job this run started
     input_schema = schema(
         {
             "job_id": number("Id of the job (from job_list or the command that started it)."),
@@ -391,7 +404,7 @@ class JobKillTool(BuiltinTool):
     name = "job_kill"
     description = "Stops a background job and every process it started."
     input_schema = schema({"job_id": number("Id of the job to stop.")}, ["job_id"])
-    read_only = False
+    effect = ToolEffect.of("execute", approved_by="the command that started the job")
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         rt = runtime(ctx)

@@ -97,11 +97,14 @@ def body_lines(event: ApprovalRequestEvent) -> tuple[str, list[str]]:
         name = event.args.get("skill") or event.tool.partition(":")[2] or event.what
         title = f'Skill "{name}" wants to activate'
         return title, (["Required permissions:"] if permissions_of(event) else [event.what])
+    effect = event.effect
+    command = effect.command(event.args) if effect is not None else None
+    if command is not None:
+        return f"Run this command? ({event.tool})", [f"$ {command}"]
+    paths = effect.paths(event.args) if effect is not None and effect.writes else []
+    if paths:
+        return f"Apply this change? ({event.tool})", [", ".join(paths)]
     summary = call_summary(event.tool, event.args) or event.what
-    if event.tool in ("shell", "shell_command", "exec_command"):
-        return f"Run this command? ({event.tool})", [f"$ {summary}"]
-    if event.tool in ("write_file", "edit", "apply_patch"):
-        return f"Apply this change? ({event.tool})", [summary]
     return f"Allow {event.tool}?", [summary]
 
 
