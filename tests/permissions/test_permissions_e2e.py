@@ -25,12 +25,14 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def npm_env(tmp_path: Path, clean_env: dict[str, str]) -> dict[str, str]:
-    """A fake `npm` on PATH that records how it was called."""
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
+def npm_env(project: Path, clean_env: dict[str, str]) -> dict[str, str]:
+    """A fake `npm` on PATH that records how it was called. It lives in the project, as
+    node_modules/.bin does: granted commands run sandboxed with a private /tmp, where a
+    program under the host's /tmp would not be found."""
+    bindir = project / "node_modules" / ".bin"
+    bindir.mkdir(parents=True)
     npm = bindir / "npm"
-    npm.write_text(f'#!/bin/sh\necho "npm ran: $*" >> {tmp_path}/npm.log\necho "npm ran: $*"\n')
+    npm.write_text(f'#!/bin/sh\necho "npm ran: $*" >> {project}/npm.log\necho "npm ran: $*"\n')
     npm.chmod(npm.stat().st_mode | stat.S_IEXEC)
     return {"PATH": f"{bindir}{os.pathsep}{clean_env['PATH']}"}
 
@@ -73,7 +75,7 @@ def test_always_grant_persists_and_is_prefix_scoped(run_cli, project: Path, npm_
     assert "npm ran: test" in second[0]
     assert "needs approval" in second[1] and "npm publish" in second[1] and "--approve" in second[1]
     assert "needs approval" in second[2]
-    assert (tmp_path / "npm.log").read_text().count("publish") == 0
+    assert (project / "npm.log").read_text().count("publish") == 0
     # revoke: the next process is refused at once
     revoked = run_cli("permissions", "revoke", grant_id, cwd=project)
     assert revoked.returncode == 0 and "revoked" in revoked.stdout
