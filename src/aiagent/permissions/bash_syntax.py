@@ -120,13 +120,23 @@ def _top_level(node: Any, out: list[RawCommand], problems: list[str], text: str)
 
 def _redirected(node: Any, out: list[RawCommand], problems: list[str]) -> None:
     body = node.child_by_field_name("body")
-    if body is None or body.type != "command":
+    extra = [_redirect(c, problems) for c in node.named_children
+             if body is None or c.id != body.id]
+    if body is not None and body.type in ("list", "pipeline"):
+        # The grammar reads ``a && b 2>&1`` as a redirected list; bash gives the
+        # redirection to the last simple command, ``b``.
+        count = len(out)
+        _top_level(body, out, problems, "")
+        if len(out) == count:
+            return
+    elif body is not None and body.type == "command":
+        out.append(_raw_command(body, problems))
+    else:
         problems.append(f"redirected {body.type if body is not None else 'nothing'}")
         return
-    command = _raw_command(body, problems)
-    extra = [_redirect(c, problems) for c in node.named_children if c.id != body.id]
-    out.append(RawCommand(command.words, command.assignments,
-                          command.redirects + tuple(r for r in extra if r is not None)))
+    last = out[-1]
+    out[-1] = RawCommand(last.words, last.assignments,
+                         last.redirects + tuple(r for r in extra if r is not None))
 
 
 def _raw_command(node: Any, problems: list[str]) -> RawCommand:
