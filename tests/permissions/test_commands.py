@@ -15,7 +15,7 @@ def _cmd(text: str) -> sw.SimpleCommand:
     "npm test",
     "npm test -- --watch=false",
     "CI=1 npm test",
-    "env CI=1 FOO=bar npm test",
+    "env CI=1 NODE_ENV=test npm test",
     "/usr/bin/npm test",
     "cd web && npm test",
     "cd 'my dir' && CI=true /usr/local/bin/npm test --silent",
@@ -38,7 +38,8 @@ def test_compound_lines_split_into_simple_commands() -> None:
 
 
 def test_unanalysable_lines() -> None:
-    for text in ["echo $(rm -rf /)", "echo `id`", "(cd x; rm y)", "cat <<EOF\nx\nEOF", "echo 'open"]:
+    for text in ["echo $(rm -rf /)", "echo `id`", "(cd x; rm y)", "cat <<EOF\nx\nEOF", "echo 'open",
+                 "FOO=bar npm test", "bash -c 'rm -rf /'", "ls a\\\nb", "ls\rrm x"]:
         assert not sw.parse(text).analysed, text
 
 
@@ -54,7 +55,23 @@ def test_suggested_prefixes() -> None:
     assert sw.suggest_prefix(_cmd("pytest tests/ -q")) == "pytest"
     assert sw.suggest_prefix(_cmd("ls -la")) == "ls"
     assert sw.suggest_prefix(_cmd("python script.py --x")) == "python script.py --x"
-    assert sw.suggest_prefix(_cmd("bash -c 'rm -rf /'")) == "bash -c 'rm -rf /'"
+    assert sw.suggest_prefix(_cmd("bash script.sh")) == "bash script.sh"
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("npm --silent test", "npm --silent test"),  # options before the sub-command: exact
+    ("npm test", "npm test"),
+    ("CI=1 nice -n 5 /usr/bin/npm test -- -x", "npm test"),
+    ("find . -name '*.py'", "find . -name '*.py'"),  # argument-level rules: exact
+    ("git log --oneline -5", "git log --oneline -5"),
+    ("git --no-pager status", "git status"),
+    ("sed -n 1p x", "sed -n 1p x"),
+    ("./gradlew test", "./gradlew test"),
+])
+def test_always_never_saves_a_wider_prefix(text: str, expected: str) -> None:
+    assert sw.suggest_prefix(_cmd(text)) == expected
+    saved = sw.suggest_prefix(_cmd(text))
+    assert not sw.covers(saved, _cmd("npm pkg set scripts.test=x"))
 
 
 @pytest.mark.parametrize("text,expected", [
