@@ -238,9 +238,7 @@ class PermissionPolicy:
         if not pattern:
             return True
         if s.kind == "shell" and s.line is not None:
-            if not s.line.analysed:
-                return commands.contains_words(s.line.raw, pattern)
-            return any(commands.covers(pattern, c) for c in s.line.commands)
+            return commands.denies(pattern, s.line)
         return any(self._path_in(p, pattern) for p in s.paths)
 
     def _covering(self, s: Subject, candidates: list[Grant | Rule]) -> Grant | Rule | None:
@@ -249,11 +247,13 @@ class PermissionPolicy:
         if whole is not None:
             return whole
         if s.kind == "shell" and s.line is not None:
-            if not s.line.analysed or not s.line.commands:
+            # every command granted or read-only on its own (`npm test 2>&1 | tail -5`)
+            if not commands.approved(s.line, [c.pattern for c in candidates]):
                 return None
-            parts = [next((c for c in candidates if commands.covers(c.pattern, cmd)
-                           and not cmd.writes), None) for cmd in s.line.commands]
-        elif s.kind == "write" and s.paths:
+            return next((c for c in candidates
+                         if any(commands.covers(c.pattern, cmd) for cmd in s.line.commands)),
+                        candidates[0])
+        if s.kind == "write" and s.paths:
             parts = [next((c for c in candidates if self._path_in(p, c.pattern)), None)
                      for p in s.paths]
         else:

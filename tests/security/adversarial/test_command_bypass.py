@@ -63,7 +63,7 @@ def _git_repo(project: Path) -> None:
 
 
 def _fake_npm(folder: Path, marker: str | None = None) -> Path:
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     body = f"touch {marker}\n" if marker else 'echo "FAKE-NPM-RAN $*"\n'
     (folder / "npm").write_text("#!/bin/sh\n" + body)
     (folder / "npm").chmod(0o755)
@@ -110,9 +110,12 @@ def test_a_npm_test_grant_runs_none_of_the_bypasses(agent_run, project: Path,
 
 
 @pytest.mark.parametrize("line", ["npm test", "CI=1 npm test -- --watch=false",
-                                  "cd . && nice -n 5 npm test 2>&1 # run the tests"])
+                                  "cd . && nice -n 5 npm test 2>&1 # run the tests",
+                                  "npm test 2>&1 | tail -5"])
 def test_a_granted_npm_test_runs(agent_run, project: Path, tmp_path: Path, line: str) -> None:
-    fakebin = _fake_npm(tmp_path / "fakebin")
+    # in the project, as node_modules/.bin is: a granted command runs sandboxed, and the
+    # sandbox's /tmp is private, so a program under the host's /tmp would not be found
+    fakebin = _fake_npm(project / "node_modules" / ".bin")
     run = agent_run([_shell(line)], "--approval-mode", "prompt", "--approve", "shell:npm test",
                     env={"PATH": f"{fakebin}:{os.environ['PATH']}", "SHELL": "/bin/bash"})
     assert run.proc.returncode == 0, run.proc.stderr
