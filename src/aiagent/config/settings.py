@@ -175,6 +175,7 @@ class Settings:
     layers: list[Layer]
     env: Mapping[str, str] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
+    trust: Any = None  # aiagent.permissions.trust.Trust: may the project's own code run?
 
     @classmethod
     def load(
@@ -198,10 +199,11 @@ class Settings:
         layers.append(Layer("env", "environment", env_layer(env)))
         if flags:
             layers.append(Layer("flags", "command line", dict(flags)))
+        trust = _apply_trust(workspace, layers, env, flags)
         data: dict[str, Any] = {}
         for layer in layers:
             data = merge(data, layer.data)
-        return cls(workspace, layers, env, data)
+        return cls(workspace, layers, env, data, trust)
 
     def get(self, dotted: str, default: Any = None) -> Any:
         value = _get(self.data, dotted)
@@ -294,6 +296,24 @@ class Settings:
     def masked(self) -> dict[str, Any]:
         """The merged settings with every secret-looking value masked."""
         return _mask(self.data)
+
+
+def _apply_trust(workspace: Path, layers: list[Layer], env: Mapping[str, str],
+                 flags: Mapping[str, Any] | None) -> Any:
+    """Decide workspace trust from the user's layers only; in an untrusted folder, drop
+    the project config keys that would widen permissions (see permissions/trust.py)."""
+    from aiagent.permissions import trust as trust_mod
+
+    user = next((layer.data for layer in layers if layer.name == "user"), {})
+    decision = trust_mod.decide(paths.project_root(workspace), env, user, flags)
+    for index, layer in enumerate(layers):
+        if layer.name == "project" and not decision.trusted:
+            base: dict[str, Any] = {}
+            for below in layers[:index]:
+                base = merge(base, below.data)
+            kept, decision.ignored_keys = trust_mod.restrict_project_layer(layer.data, base)
+            layers[index] = Layer(layer.name, layer.source, kept)
+    return decision
 
 
 def mask_secret(value: str) -> str:
