@@ -57,6 +57,7 @@ class Discovery:
     skills: dict[str, SkillEntry] = field(default_factory=dict)
     broken: list[BrokenSkill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    held: dict[str, SkillEntry] = field(default_factory=dict)  # not admitted: untrusted folder
 
 
 def builtin_dir() -> Path:
@@ -112,6 +113,7 @@ def _add(found: Discovery, folder: Path, kind: str, admit: Admit | None = None) 
         found.broken.append(BrokenSkill(folder.name, folder, kind, str(exc)))
         return
     if admit is not None and not admit(manifest, kind):
+        found.held[manifest.name] = SkillEntry(manifest, kind, warnings)
         return  # an earlier skill of the same name (a user's) stays in effect
     previous = found.skills.get(manifest.name)
     entry = SkillEntry(manifest, kind, warnings)
