@@ -85,7 +85,9 @@ class TrustStore:
         except (OSError, ValueError):
             return []
         items = data.get("folders") if isinstance(data, dict) else None
-        return [Path(p) for p in items or [] if isinstance(p, str) and os.path.isabs(p)]
+        if not isinstance(items, list):
+            return []
+        return [Path(p) for p in items if isinstance(p, str) and os.path.isabs(p)]
 
     def covering(self, folder: Path) -> Path | None:
         """The trusted folder that ``folder`` (by real path) is in, or None."""
