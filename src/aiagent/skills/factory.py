@@ -73,6 +73,21 @@ def trust_gate(trust: Any, root: Path, named: Iterable[str], workspace: Path) ->
     return admit
 
 
+def held_back(settings: Settings) -> list[str]:
+    """What the untrusted folder of ``settings`` holds back: its skills with code
+    ("name (backend)") and the project config keys ignored. Empty when trusted."""
+    trust = settings.trust if settings.trust is not None else _decide(settings, paths.project_root(settings.workspace))
+    if trust.trusted:
+        return []
+    table = skills_table(settings)
+    root = paths.project_root(settings.workspace)
+    home = Path(settings.env.get("HOME") or Path.home())
+    sources = [s for s in default_sources(settings.workspace, root, paths.config_dir(settings.env), home, table)
+               if s.kind in ("project", "inline")]
+    discover(sources, trust_gate(trust, root, name_list(table.get("explicit")), settings.workspace))
+    return [*trust.skipped, *trust.ignored_keys]
+
+
 def create_runtime(
     settings: Settings,
     *,
@@ -111,7 +126,7 @@ def create_runtime(
     disabled = apply_state(disabled, EnableState.read(user_file), project_state)
     pre = frozenset([*name_list(table.get("auto_approve")), *name_list(table.get("approve")), *approve])
     gate = PermissionGate(store or open_grant_store(settings.env), str(root), pre, approver)
-    if report is not None:
+    if report is not None and mode != "interactive":  # the UI asked at start-up (ui/tui/trust.py)
         trust.report_once(report)
     services = HostServices(root=root, limits=limits, env=dict(settings.env), llm=llm,
                             skill_config=dict(table.get("config") or {}))
