@@ -15,9 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiagent.config import paths
+
+if TYPE_CHECKING:
+    from aiagent.permissions.trust import Trust
 
 PROVIDER_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 SECRET_WORDS = ("key", "token", "secret", "password")
@@ -175,7 +178,7 @@ class Settings:
     layers: list[Layer]
     env: Mapping[str, str] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
-    trust: Any = None  # aiagent.permissions.trust.Trust: may the project's own code run?
+    trust: Trust | None = None  # may the project's own code and wider settings take effect?
 
     @classmethod
     def load(
@@ -299,7 +302,7 @@ class Settings:
 
 
 def _apply_trust(workspace: Path, layers: list[Layer], env: Mapping[str, str],
-                 flags: Mapping[str, Any] | None) -> Any:
+                 flags: Mapping[str, Any] | None) -> Trust:
     """Decide workspace trust from the user's layers only; in an untrusted folder, drop
     the project config keys that would widen permissions (see permissions/trust.py)."""
     from aiagent.permissions import trust as trust_mod
