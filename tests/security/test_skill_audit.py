@@ -26,14 +26,15 @@ HIPAA_EXPECTED = {
 }
 
 
-def audit(tmp_path: Path, *args: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def audit(tmp_path: Path, *args: str, extra_env: dict[str, str] | None = None,
+          command: str = "security-audit") -> subprocess.CompletedProcess[str]:
     home = tmp_path / "home"
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
         "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".data"),
         "XDG_CACHE_HOME": str(home / ".cache"), **(extra_env or {}),
     }
-    return subprocess.run([str(AIAGENT), "security-audit", *args], capture_output=True, text=True,
+    return subprocess.run([str(AIAGENT), command, *args], capture_output=True, text=True,
                           env=env, stdin=subprocess.DEVNULL, timeout=120, cwd=tmp_path)
 
 
@@ -75,6 +76,13 @@ def test_example_skill_rules_scanner_and_overrides(tmp_path: Path, sample: Path)
 def test_appendix_a_command_with_project_skill(tmp_path: Path, sample: Path) -> None:
     shutil.copytree(HIPAA, sample / ".agent" / "skills" / "hipaa-compliance",
                     ignore=shutil.ignore_patterns("sample"))
+    (sample / ".git").mkdir()
+    # the skill came with the project: until the user trusts it, its code does not run
+    proc = audit(tmp_path, str(sample), "--fail-on=high", "--skills=hipaa-compliance",
+                 "--approve-skills=hipaa-compliance")
+    assert "HIPAA-" not in proc.stdout and proc.stderr.count("not trusted") == 1, proc.stderr
+    assert "hipaa-compliance (starlark)" in proc.stderr and "aiagent trust" in proc.stderr
+    assert audit(tmp_path, str(sample), command="trust").returncode == 0
     proc = audit(tmp_path, str(sample), "--fail-on=high", "--skills=hipaa-compliance",
                  "--approve-skills=hipaa-compliance")
     assert proc.returncode == 1, proc.stdout + proc.stderr

@@ -15,8 +15,7 @@ from aiagent.testing import FakeLLM, ToolCall, Turn
 ANTHROPIC = {"ANTHROPIC_API_KEY": "sk-ant-test-123456"}
 
 
-@pytest.fixture
-def proj(tmp_path: Path) -> Path:
+def make_proj(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     (root / ".git").mkdir(parents=True)
     skills = root / ".agent" / "skills"
@@ -26,6 +25,23 @@ def proj(tmp_path: Path) -> Path:
         shutil.copytree(FIXTURES / name, skills / name)
     (root / "notes.txt").write_text("alpha beta gamma delta\n")
     return root
+
+
+@pytest.fixture
+def proj(tmp_path: Path, run_cli) -> Path:  # noqa: ANN001
+    """The project, trusted by the user (`aiagent trust`): its skills with code may run."""
+    root = make_proj(tmp_path)
+    assert run_cli("trust", str(root)).returncode == 0
+    return root
+
+
+def test_untrusted_project_lists_its_code_skills_as_untrusted(run_cli, tmp_path: Path) -> None:  # noqa: ANN001
+    root = make_proj(tmp_path)
+    rows = {r["name"]: r for r in json.loads(run_cli("skill", "list", "--json", cwd=root).stdout)}
+    assert rows["word-tools"]["state"] == "untrusted" and rows["release-notes"]["state"] == "untrusted"
+    assert rows["python-style"]["state"] == "enabled"  # instructions only: loaded anyway
+    info = run_cli("skill", "info", "word-tools", cwd=root)
+    assert info.returncode == 1 and "not trusted" in info.stderr and "aiagent trust" in info.stderr
 
 
 def test_skill_list_shows_broken_skills(run_cli, proj: Path) -> None:  # noqa: ANN001

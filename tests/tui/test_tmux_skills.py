@@ -29,7 +29,12 @@ def test_skill_permission_box_then_always(tmux: Tmux, ui_env: dict[str, str],
                                           project: Path) -> None:
     write_peek(project)
     with FakeLLM([Turn(tool_calls=[CALL]), Turn(text="peek done")]) as fake:
-        start(tmux, fake, ui_env, project)
+        tmux.start([], llm_env(ui_env, fake), project)
+        screen = tmux.wait_for("Trust this folder?")  # the project's skill has code
+        assert "skills with code: peek (starlark)" in screen
+        tmux.send("a")  # always: recorded, so the second run below does not ask
+        tmux.wait_for("✓ trusted")
+        tmux.wait_idle()
         enter(tmux, "/skill peek")
         screen = tmux.wait_for('Skill "peek" wants to activate')
         assert "✓ file:read — Read files within the project" in screen
@@ -55,7 +60,7 @@ def test_skill_permission_box_then_always(tmux: Tmux, ui_env: dict[str, str],
             again.wait_idle()
             enter(again, "peek again")
             screen = again.wait_for("second peek")
-        assert "wants to activate" not in screen
+        assert "wants to activate" not in screen and "Trust this folder?" not in screen
         assert "first line: alpha bravo charlie" in screen
     finally:
         again.close()

@@ -28,6 +28,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sandbox": ("aiagent.cli.sandbox_cmd:sandbox", "Check which shell sandbox is available."),
     "skill": ("aiagent.cli.skill_cmd:skill", "List, inspect, create, test and manage skills."),
     "workflow": ("aiagent.cli.workflow_cmd:workflow", "Run a workflow provided by a skill."),
+    "trust": ("aiagent.cli.trust_cmd:trust", "Trust a folder: its skills and config may take effect."),
+    "untrust": ("aiagent.cli.trust_cmd:untrust", "Stop trusting a folder."),
 }
 
 

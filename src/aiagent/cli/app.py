@@ -116,6 +116,7 @@ def parse_duration(value: str | None) -> float | None:
 @click.option(
     "--cwd", type=click.Path(file_okay=False), help="Work in this folder instead of the current one."
 )
+@click.option("--trust", is_flag=True, help="Trust this folder for this run (its skills and config).")
 @click.pass_context
 def cli(ctx: click.Context, **options: Any) -> None:
     """aiagent: an AI coding agent for the terminal and for CI."""

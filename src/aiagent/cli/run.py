@@ -49,6 +49,8 @@ def flags_layer(options: dict[str, Any]) -> dict[str, Any]:
     }
     if skills:
         layer["skills"] = skills
+    if options.get("trust"):
+        layer["security"] = {"trust_workspace": True}
     return {k: v for k, v in layer.items() if v}
 
 

@@ -54,6 +54,11 @@ def list_cmd(cwd: str | None, as_json: bool) -> None:
         rows.append({"name": name, "version": m.version, "source": entry.source, "types": list(m.types),
                      "state": "disabled" if name in rt.disabled else "enabled",
                      "backend": m.backend or "-", "path": str(m.root), "warnings": entry.warnings, "error": ""})
+    for name, entry in sorted(rt.held.items()):
+        m = entry.manifest
+        rows.append({"name": name, "version": m.version, "source": entry.source, "types": list(m.types),
+                     "state": "untrusted", "backend": m.backend or "-", "path": str(m.root),
+                     "warnings": entry.warnings, "error": ""})
     for b in rt.broken:
         rows.append({"name": b.name, "version": "-", "source": b.source, "types": [], "state": "broken",
                      "backend": "-", "path": str(b.path), "warnings": [], "error": b.error})

@@ -15,9 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiagent.config import paths
+
+if TYPE_CHECKING:
+    from aiagent.permissions.trust import Trust
 
 PROVIDER_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 SECRET_WORDS = ("key", "token", "secret", "password")
@@ -175,6 +178,7 @@ class Settings:
     layers: list[Layer]
     env: Mapping[str, str] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
+    trust: Trust | None = None  # may the project's own code and wider settings take effect?
 
     @classmethod
     def load(
@@ -198,10 +202,11 @@ class Settings:
         layers.append(Layer("env", "environment", env_layer(env)))
         if flags:
             layers.append(Layer("flags", "command line", dict(flags)))
+        trust = _apply_trust(workspace, layers, env, flags)
         data: dict[str, Any] = {}
         for layer in layers:
             data = merge(data, layer.data)
-        return cls(workspace, layers, env, data)
+        return cls(workspace, layers, env, data, trust)
 
     def get(self, dotted: str, default: Any = None) -> Any:
         value = _get(self.data, dotted)
@@ -294,6 +299,24 @@ class Settings:
     def masked(self) -> dict[str, Any]:
         """The merged settings with every secret-looking value masked."""
         return _mask(self.data)
+
+
+def _apply_trust(workspace: Path, layers: list[Layer], env: Mapping[str, str],
+                 flags: Mapping[str, Any] | None) -> Trust:
+    """Decide workspace trust from the user's layers only; in an untrusted folder, drop
+    the project config keys that would widen permissions (see permissions/trust.py)."""
+    from aiagent.permissions import trust as trust_mod
+
+    user = next((layer.data for layer in layers if layer.name == "user"), {})
+    decision = trust_mod.decide(paths.project_root(workspace), env, user, flags)
+    for index, layer in enumerate(layers):
+        if layer.name == "project" and not decision.trusted:
+            base: dict[str, Any] = {}
+            for below in layers[:index]:
+                base = merge(base, below.data)
+            kept, decision.ignored_keys = trust_mod.restrict_project_layer(layer.data, base)
+            layers[index] = Layer(layer.name, layer.source, kept)
+    return decision
 
 
 def mask_secret(value: str) -> str:

@@ -10,7 +10,6 @@ through :class:`aiagent.sdk.SkillContext`.
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import json
 import os
 import re
@@ -25,13 +24,16 @@ from aiagent.skills.permissions import (
     PermissionDenied,
     TurnCounter,
     base_permission,
+    command_refusal,
+    env_readable,
+    in_scope,
     path_scopes,
+    scrubbed_env,
 )
 
 MAX_READ = 2 * 1024 * 1024
 MAX_OUTPUT = 256 * 1024
 MAX_MATCHES = 1000
-SAFE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "TERM", "SYSTEMROOT")
 
 LLM = Callable[[str, Mapping[str, Any]], Awaitable[str]]
 Invoker = Callable[[str, str, str, Any], Awaitable[Any]]  # caller, skill, function, args
@@ -63,10 +65,10 @@ class HostServices:
 
 
 def limited_env(services: HostServices, declared: tuple[str, ...], extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a skill's child process gets: all of it with ``env:read``, else
-    only the basics."""
-    grants = {base_permission(p) for p in declared}
-    env = dict(services.env) if "env:read" in grants else {k: v for k, v in services.env.items() if k in SAFE_ENV}
+    """The environment a skill's child process gets: the basics (``PATH``, ``HOME``,
+    ``LANG``…) and the variables the manifest names with ``env:read:NAME``; never API
+    keys, tokens or other secrets (``skills/data/environment.toml``)."""
+    env = scrubbed_env(services.env, declared)
     env.setdefault("PATH", os.defpath)
     env.update(extra or {})
     return env
@@ -109,7 +111,7 @@ class SkillHost:
         target = self.inside(raw)
         rel = target.relative_to(self.s.root).as_posix()
         scopes = path_scopes(self.m.permissions, kind) or []
-        if scopes and not any(_in_scope(rel, s) for s in scopes):
+        if scopes and not any(in_scope(rel, s) for s in scopes):
             raise PermissionDenied(f"skill {self.m.name}: {raw} is outside its {kind} scope ({', '.join(scopes)})")
         return target
 
@@ -149,7 +151,7 @@ class SkillHost:
         facts = await asyncio.to_thread(scan_project, self.s.root)
         spec = pathspec.PathSpec.from_lines("gitignore", [pattern])
         scopes = path_scopes(self.m.permissions, "file:read") or []
-        hits = [f for f in facts.files if spec.match_file(f) and (not scopes or any(_in_scope(f, s) for s in scopes))]
+        hits = [f for f in facts.files if spec.match_file(f) and (not scopes or any(in_scope(f, s) for s in scopes))]
         return hits[:MAX_MATCHES]
 
     async def fn_load_file(self, path: str) -> str:
@@ -166,12 +168,16 @@ class SkillHost:
 
     async def fn_exec(self, cmd: str, *args: Any, cwd: str | None = None, timeout: float | None = None) -> dict[str, Any]:
         self.require("shell:exec")
+        argv = [str(cmd), *map(str, args)]
+        refusal = command_refusal(self.m.permissions, argv, "shell:exec")
+        if refusal:
+            raise PermissionDenied(f"skill {self.m.name}: exec: {refusal}")
         folder = self.s.root if cwd is None else self.inside(cwd)
         limit = min(float(timeout or self.s.limits.shell_timeout), self.s.limits.shell_timeout)
         env = limited_env(self.s, self.m.permissions)
         from aiagent.skills.execution import run_command
 
-        return await run_command([str(cmd), *map(str, args)], Path(folder), env, limit, MAX_OUTPUT)
+        return await run_command(argv, Path(folder), env, limit, MAX_OUTPUT)
 
     async def fn_fetch(self, url: str, method: str = "GET", headers: Mapping[str, str] | None = None,
                        body: str | None = None, timeout: float | None = None) -> dict[str, Any]:
@@ -211,6 +217,9 @@ class SkillHost:
 
     async def _git(self, *args: str) -> str:
         self.require("git:read")
+        refusal = command_refusal(self.m.permissions, ["git", *args], "git:read")
+        if refusal:
+            raise PermissionDenied(f"skill {self.m.name}: git {args[0]}: {refusal}")
         from aiagent.skills.execution import run_command
 
         out = await run_command(["git", *args], self.s.root, limited_env(self.s, ()), self.s.limits.shell_timeout, MAX_READ)
@@ -219,7 +228,10 @@ class SkillHost:
         return str(out["stdout"])
 
     async def fn_git_diff(self, base: str = "HEAD", head: str = "") -> str:
-        return await self._git("diff", *(a for a in (str(base), str(head)) if a), "--")
+        revs = [a for a in (str(base), str(head)) if a]
+        if any(r.startswith("-") for r in revs):
+            raise PermissionDenied(f"skill {self.m.name}: git_diff: {revs[0]!r} is an option, not a revision")
+        return await self._git("diff", *revs, "--")
 
     async def fn_git_log(self, n: int = 10) -> list[dict[str, str]]:
         out = await self._git("log", f"-{int(n)}", "--format=%H%x1f%an%x1f%aI%x1f%s")
@@ -232,6 +244,9 @@ class SkillHost:
 
     async def fn_env(self, key: str) -> str | None:
         self.require("env:read")
+        if not env_readable(self.m.permissions, str(key)):
+            raise PermissionDenied(f"skill {self.m.name}: env: {key} is not declared (env:read:{key}) "
+                                   "or is a secret, which skills never read")
         return self.s.env.get(str(key))
 
     async def fn_invoke_skill(self, name: str, function: str, args: Any = None) -> Any:
@@ -252,12 +267,3 @@ class SkillHost:
     async def fn_log(self, level: str, message: str = "") -> None:
         self.s.log(self.m.name, str(level), str(message))
 
-
-def _in_scope(rel: str, scope: str) -> bool:
-    scope = scope.strip().lstrip("./") if scope not in (".", "./") else ""
-    if not scope:
-        return True
-    if any(ch in scope for ch in "*?["):
-        return fnmatch.fnmatch(rel, scope)
-    scope = scope.rstrip("/")
-    return rel == scope or rel.startswith(scope + "/")

@@ -10,7 +10,7 @@ that cannot be read is kept as a :class:`BrokenSkill` so it can be shown, never 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -57,6 +57,7 @@ class Discovery:
     skills: dict[str, SkillEntry] = field(default_factory=dict)
     broken: list[BrokenSkill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    held: dict[str, SkillEntry] = field(default_factory=dict)  # not admitted: untrusted folder
 
 
 def builtin_dir() -> Path:
@@ -85,7 +86,12 @@ def default_sources(
     return sources
 
 
-def discover(sources: Iterable[Source]) -> Discovery:
+Admit = Callable[[Manifest, str], bool]
+"""Whether a skill read from a source of this kind may be used (see skills/factory.py:
+project skills with code in an untrusted folder are not)."""
+
+
+def discover(sources: Iterable[Source], admit: Admit | None = None) -> Discovery:
     found = Discovery()
     seen: set[Path] = set()
     for source in sources:
@@ -94,11 +100,11 @@ def discover(sources: Iterable[Source]) -> Discovery:
             if real in seen:
                 continue
             seen.add(real)
-            _add(found, folder, source.kind)
+            _add(found, folder, source.kind, admit)
     return found
 
 
-def _add(found: Discovery, folder: Path, kind: str) -> None:
+def _add(found: Discovery, folder: Path, kind: str, admit: Admit | None = None) -> None:
     warnings: list[str] = []
     try:
         manifest = read_skill(folder, warnings)
@@ -106,6 +112,9 @@ def _add(found: Discovery, folder: Path, kind: str) -> None:
         found.broken = [b for b in found.broken if b.path != folder]
         found.broken.append(BrokenSkill(folder.name, folder, kind, str(exc)))
         return
+    if admit is not None and not admit(manifest, kind):
+        found.held[manifest.name] = SkillEntry(manifest, kind, warnings)
+        return  # an earlier skill of the same name (a user's) stays in effect
     previous = found.skills.get(manifest.name)
     entry = SkillEntry(manifest, kind, warnings)
     if previous is not None:

@@ -13,9 +13,14 @@ homes where the database cannot be opened.
 
 from __future__ import annotations
 
+import fnmatch
+import posixpath
 import time
+import tomllib
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,7 +32,7 @@ PERMISSIONS: dict[str, tuple[str, str]] = {
     "llm:call": ("Make extra LLM calls (uses tokens)", "medium"),
     "git:read": ("Read git history, branches and diffs", "low"),
     "git:write": ("Create commits, branches and tags", "medium"),
-    "env:read": ("Read environment variables", "medium"),
+    "env:read": ("Read the environment variables named (env:read:NAME); never secrets", "medium"),
     "env:write": ("Set environment variables for child processes", "high"),
     "skill:invoke": ("Call other skills' functions", "low"),
 }
@@ -55,6 +60,100 @@ def path_scopes(declared: Iterable[str], kind: str) -> list[str] | None:
             return []
         scopes.append(rest)
     return scopes
+
+
+def in_scope(rel: str, scope: str) -> bool:
+    """Is project-relative ``rel`` inside ``scope`` (``docs/``, ``./src``, ``.env``,
+    ``*.md``)? Leading dots of names are kept: ``.env`` is not ``env``. A scope that
+    leaves the project (``../x``, ``/etc``) matches nothing."""
+    norm = normalise_scope(scope)
+    if norm is None:
+        return False
+    if not norm:
+        return True
+    if any(ch in norm for ch in "*?["):
+        return fnmatch.fnmatchcase(rel, norm)
+    return rel == norm or rel.startswith(norm + "/")
+
+
+def normalise_scope(scope: str) -> str | None:
+    """``./docs/`` → ``docs``; ``.`` → ``""`` (the whole project); outside → None."""
+    text = scope.strip()
+    if text.startswith("/"):
+        return None
+    norm = posixpath.normpath(text) if text else "."
+    if norm == ".":
+        return ""
+    if norm == ".." or norm.startswith("../"):
+        return None
+    return norm
+
+
+# ---- environment variables ------------------------------------------------------------
+
+
+@cache
+def _env_rules() -> dict[str, Any]:
+    text = resources.files("aiagent.skills").joinpath("data/environment.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return any(fnmatch.fnmatchcase(upper, p) for p in _env_rules()["never"])
+
+
+def env_names(declared: Iterable[str]) -> list[str]:
+    """The variable names (or ``PREFIX_*`` patterns) given as ``env:read:NAME``."""
+    return [s.strip() for s in path_scopes(declared, "env:read") or [] if s.strip()]
+
+
+def env_readable(declared: Iterable[str], name: str) -> bool:
+    """May a skill with ``declared`` permissions see variable ``name``? The base list
+    always; a declared name (``env:read:NAME``) too; a secret-looking name never."""
+    if is_secret_name(name):
+        return False
+    if name in _env_rules()["base"]:
+        return True
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in env_names(declared))
+
+
+def scrubbed_env(env: Mapping[str, str], declared: Iterable[str]) -> dict[str, str]:
+    """The part of ``env`` a skill's child process gets (see :func:`env_readable`)."""
+    perms = tuple(declared)
+    return {k: v for k, v in env.items() if env_readable(perms, k)}
+
+
+# ---- commands -------------------------------------------------------------------------
+
+
+def command_refusal(declared: Iterable[str], argv: list[str], kind: str = "shell:exec") -> str | None:
+    """Why ``argv`` may not run under ``kind`` (``shell:exec``, ``git:read``), or None.
+
+    The check goes through :mod:`aiagent.permissions.commands`: ``git:read`` allows only
+    what it classifies read-only (so not ``git diff --output=F``); ``shell:exec:PREFIX``
+    allows commands the prefix covers, and when the prefix is a read-only command, only
+    read-only uses of it. Plain ``shell:exec`` allows any command.
+    """
+    import shlex
+
+    from aiagent.permissions import commands
+
+    line = commands.parse(shlex.join(argv))
+    if not line.analysed or len(line.commands) != 1:
+        return f"{shlex.join(argv)!r} cannot be analysed"
+    if kind == "git:read":
+        return None if commands.is_read_only(line) else "git:read allows only read-only git commands"
+    scopes = path_scopes(declared, kind)
+    if scopes == []:
+        return None
+    for prefix in scopes or []:
+        if not commands.covers(prefix, line.commands[0]):
+            continue
+        reads_only = commands.is_read_only(commands.parse(prefix))
+        if not reads_only or commands.is_read_only(line):
+            return None
+    return f"{kind} allows only: {', '.join(scopes or [])}"
 
 
 def describe(perm: str) -> str:

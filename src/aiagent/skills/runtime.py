@@ -87,6 +87,7 @@ class SkillRuntime:
     ) -> None:
         self.entries: dict[str, SkillEntry] = discovery.skills
         self.broken: list[BrokenSkill] = discovery.broken
+        self.held: dict[str, SkillEntry] = discovery.held  # skills of an untrusted folder
         self.services = services
         self.services.invoke = self.invoke
         self.services.log = self._skill_log
@@ -119,8 +120,14 @@ class SkillRuntime:
             broken = next((b for b in self.broken if b.name == name), None)
             if broken is not None:
                 raise LookupError(f"skill {name} cannot load: {broken.error}")
+            if name in self.held:
+                raise LookupError(self._held_message(name))
             raise LookupError(f"no skill named {name!r} (known: {', '.join(sorted(self.entries)) or 'none'})")
         return entry.manifest
+
+    def _held_message(self, name: str) -> str:
+        return (f"skill {name} came with this folder, which is not trusted "
+                "(trust it with `aiagent trust` or --trust)")
 
     def state(self, name: str) -> str:
         if name in self.disabled:
@@ -377,6 +384,8 @@ class SkillRuntime:
         broken = next((b for b in self.broken if b.name == name), None)
         if broken is not None:
             return f"skill {name} cannot load: {broken.error}"
+        if name in self.held:
+            return self._held_message(name)
         return f"--skills: no skill named {name!r} (known: {', '.join(sorted(self.entries)) or 'none'})"
 
     # ---- prompt --------------------------------------------------------------------

@@ -132,6 +132,9 @@ class InteractiveApp:
 
         self.input = make_input(self)
         self._banner()
+        from aiagent.ui.tui.trust import confirm_trust
+
+        await confirm_trust(self)  # an untrusted folder with code or wider settings: ask
         started = asyncio.get_running_loop().create_future()
         self._ready = asyncio.ensure_future(self._prepare_after(started))
         resuming = bool(self.options.get("continue_session") or self.options.get("resume"))
