@@ -326,3 +326,22 @@ def test_a_clean_repository_behaves_as_before(repo: Repo) -> None:
     assert call.env["GIT_CONFIG_COUNT"] == str(sum(1 for k in call.env if k.startswith("GIT_CONFIG_KEY_")))
     assert repo.hardened("status", "--short").strip() == "M a.txt"
     assert repo.plain("status", "--short").strip() == "M a.txt"
+
+
+def test_the_skill_host_git_functions(repo: Repo) -> None:
+    import asyncio
+    from types import SimpleNamespace
+
+    from aiagent.skills.host import HostServices, SkillHost
+
+    repo.config("core.fsmonitor", repo.evil)
+    (repo.root / ".gitattributes").write_text("*.txt diff=conv\n")
+    repo.config("diff.conv.textconv", repo.evil)
+    proves(repo, "diff")
+    services = HostServices(root=repo.root, env={"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/")})
+    manifest = SimpleNamespace(name="t", permissions=["git:read"], config={}, file=repo.root / "skill.yaml")
+    host = SkillHost(services, manifest)  # type: ignore[arg-type]
+    assert {"status": "M", "path": "a.txt"} in asyncio.run(host.fn_git_status())
+    assert "+two" in asyncio.run(host.fn_git_diff("HEAD"))
+    assert asyncio.run(host.fn_git_log(1))[0]["subject"] == "first"
+    assert not repo.fired(), repo.marker.read_text()
