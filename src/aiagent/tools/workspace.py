@@ -57,7 +57,10 @@ def resolve_path(
     candidate = Path(os.path.expanduser(text))
     if not candidate.is_absolute():
         candidate = root / candidate
-    real = Path(os.path.realpath(candidate))
+    try:
+        real = Path(os.path.realpath(candidate))
+    except OSError as err:  # a symlink on the way changed while it was being read
+        raise ToolError(f"cannot resolve {field} {text}: {err.strerror or err}") from None
     if not outside_allowed(ctx) and not is_inside(real, root) and not _readable(ctx, real, reading):
         raise OutsideWorkspaceError(_refusal(text, real, candidate, root))
     return real
