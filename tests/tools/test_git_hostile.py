@@ -302,11 +302,15 @@ def test_the_shadow_repository_of_checkpoints_runs_no_filter(repo: Repo, tmp_pat
     assert not repo.fired(), repo.marker.read_text()
 
 
+def _listing(*entries: tuple[str, str]) -> str:
+    return "".join(f"{scope}\0{entry}\0" for scope, entry in entries)
+
+
 def test_overrides_keep_driver_names_exactly() -> None:
-    listing = "\0".join([
+    listing = _listing(*(("local", e) for e in [
         "filter.My.Dotted=Name.clean\n/x", "diff.conv.textconv\n/y", "diff.external\n/z",
         "pager.log\n/p", "core.editor\nvi", "merge.m.driver\n/m", "credential.helper\n/c",
-    ]) + "\0"
+    ]))
     got = dict(overrides(listing))
     assert got["filter.My.Dotted=Name.clean"] == ""
     assert got["filter.My.Dotted=Name.required"] == "false"
@@ -317,6 +321,34 @@ def test_overrides_keep_driver_names_exactly() -> None:
     assert got["pager.log"] == "false"
     assert got["merge.m.driver"] == "false"
     assert "core.editor" not in got  # fixed entries cover it
+
+
+def test_overrides_keep_the_users_own_drivers() -> None:
+    listing = _listing(("global", "filter.lfs.clean\ngit-lfs clean -- %f"),
+                       ("global", "filter.lfs.smudge\ngit-lfs smudge -- %f"),
+                       ("local", "filter.lfs.smudge\n/evil"),
+                       ("local", "filter.x.clean\n/evil"))
+    assert overrides(listing) == [
+        ("filter.lfs.smudge", "git-lfs smudge -- %f"),  # the repository's value undone
+        ("filter.x.clean", ""), ("filter.x.required", "false"),
+    ]
+    strict = dict(overrides(listing, user_drivers=False))
+    assert strict["filter.lfs.clean"] == strict["filter.lfs.smudge"] == ""
+
+
+def test_a_users_global_filter_still_applies_but_a_repository_override_does_not(
+        repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    glob = tmp_path / "global.gitconfig"
+    glob.write_text('[filter "upper"]\n\tclean = tr a-z A-Z\n\tsmudge = cat\n')
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(glob))
+    (repo.root / ".gitattributes").write_text("*.txt filter=upper\n")
+    repo.config("filter.upper.clean", repo.evil)  # the repository redefines the user's filter
+    proves(repo, "add", "--dry-run", "-v", ".")
+    repo.ws.ok("git_commit", {"message": "second", "paths": ["a.txt", ".gitattributes"]})
+    shown = subprocess.run(["git", "-C", str(repo.root), "show", "HEAD:a.txt"],
+                           capture_output=True, text=True, check=True).stdout
+    assert shown == "ONE\nTWO\n"  # the user's filter ran, the repository's did not
+    assert not repo.fired(), repo.marker.read_text()
 
 
 def test_a_clean_repository_behaves_as_before(repo: Repo) -> None:
@@ -345,3 +377,13 @@ def test_the_skill_host_git_functions(repo: Repo) -> None:
     assert "+two" in asyncio.run(host.fn_git_diff("HEAD"))
     assert asyncio.run(host.fn_git_log(1))[0]["subject"] == "first"
     assert not repo.fired(), repo.marker.read_text()
+
+
+def test_a_filter_defined_in_an_included_file(repo: Repo) -> None:
+    (repo.root / ".git" / "drivers.inc").write_text(f'[filter "inc"]\n\tclean = {repo.evil}\n\trequired = true\n')
+    repo.config("include.path", "drivers.inc")
+    (repo.root / ".gitattributes").write_text("*.txt filter=inc\n")
+    proves(repo, "add", "--dry-run", "-v", ".")
+    tools_work_and_run_nothing(repo)
+    repo.ws.ok("git_commit", {"message": "second", "paths": ["a.txt"]})
+    assert not repo.fired()

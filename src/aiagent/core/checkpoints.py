@@ -87,7 +87,8 @@ class Checkpoints:
         try:
             # Hardened: `add` runs clean filters and `checkout` smudge filters that the
             # workspace's .gitattributes select; snapshots keep the raw bytes instead.
-            call = prepare(self.workspace, args[0], *args[1:], env=env, config=SHADOW_CONFIG)
+            call = prepare(self.workspace, args[0], *args[1:], env=env, config=SHADOW_CONFIG,
+                           user_drivers=False)
             done = run_git(call, GIT_TIMEOUT)
         except GitError as err:
             raise CheckpointError(f"checkpoints: {err}") from None

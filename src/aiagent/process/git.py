@@ -9,9 +9,11 @@ configuration (``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``)
 neutralises each of them; git reads that scope last, so it wins over any file. The rules
 are data: ``git_safety.toml`` beside this module.
 
-Drivers are named by ``.gitattributes`` but defined in config, so the driver names are
-read first with ``git config --list --includes`` (which runs nothing) and each one found
-is overridden. :func:`config_env` gives the same entries for processes that are not ours
+Drivers are named by ``.gitattributes`` but defined in config, so the config is read first
+with ``git config --list --includes --show-scope`` (which runs nothing) and every program
+key the repository's own config (``local``/``worktree`` scope, includes and conditional
+includes there too) sets is overridden: by the user's value from their system or global
+config when they have one (git-lfs keeps working), else by a neutral value. :func:`config_env` gives the same entries for processes that are not ours
 (git started by a shell command) to inherit.
 """
 
@@ -86,28 +88,55 @@ def executable() -> str:
     return exe
 
 
-def overrides(listing: str) -> list[Entry]:
-    """The entries that neutralise what a ``git config --list -z`` listing configures."""
+USER_SCOPES = frozenset({"system", "global", "command"})  # the user's own config (and ours)
+
+
+def parse_listing(listing: str) -> dict[str, list[tuple[str, str]]]:
+    """``git config --list --show-scope -z`` as key -> [(scope, value), ...] in file order."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    items = listing.split("\0")
+    for scope, entry in zip(items[0::2], items[1::2], strict=False):
+        key, _, value = entry.partition("\n")
+        if key:
+            out.setdefault(key, []).append((scope, value))
+    return out
+
+
+def _neutral(key: str, r: Rules) -> tuple[str, str | None] | None:
+    """The neutral value of a program-naming key, and its driver (None when not one)."""
+    if key in r.when_set:
+        return r.when_set[key], None
+    for prefix, value in r.prefixes.items():
+        if key.startswith(prefix):
+            return value, None
+    section, _, rest = key.partition(".")
+    name, dot, var = rest.rpartition(".")
+    if dot and section in r.drivers and var in r.drivers[section][0]:
+        return r.drivers[section][0][var], f"{section}.{name}"
+    return None
+
+
+def overrides(listing: str, *, user_drivers: bool = True) -> list[Entry]:
+    """The entries that neutralise the programs a ``git config --list --show-scope -z``
+    listing names. With ``user_drivers``, a program set by the user's own config (system,
+    global) is kept, and one the repository sets is replaced by the user's value if there
+    is one; without it every one is neutralised."""
     r = rules()
+    trusted = USER_SCOPES if user_drivers else frozenset()
     found: dict[str, str] = {}
-    drivers: set[tuple[str, str]] = set()
-    for item in listing.split("\0"):
-        key = item.split("\n", 1)[0]
-        if not key:
+    neutralised: set[str] = set()
+    for key, occurrences in parse_listing(listing).items():
+        neutral = _neutral(key, r)
+        if neutral is None or occurrences[-1][0] in trusted:
             continue
-        if key in r.when_set:
-            found[key] = r.when_set[key]
-        for prefix, value in r.prefixes.items():
-            if key.startswith(prefix):
-                found[key] = value
-        section, _, rest = key.partition(".")
-        name, dot, var = rest.rpartition(".")
-        if dot and section in r.drivers and var in r.drivers[section][0]:
-            found[key] = r.drivers[section][0][var]
-            drivers.add((section, name))
-    for section, name in sorted(drivers):
+        mine = [value for scope, value in occurrences if scope in trusted]
+        found[key] = mine[-1] if mine else neutral[0]
+        if neutral[1] is not None and not mine:
+            neutralised.add(neutral[1])
+    for driver in sorted(neutralised):
+        section = driver.partition(".")[0]
         for var, value in r.drivers[section][1].items():
-            found[f"{section}.{name}.{var}"] = value
+            found[f"{driver}.{var}"] = value
     return sorted(found.items())
 
 
@@ -134,11 +163,12 @@ def base_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def read_listing(cwd: Path, env: Mapping[str, str]) -> str:
-    """``git config --list --includes -z`` as seen from ``cwd`` (git config runs nothing)."""
+    """``git config --list --includes --show-scope -z`` as seen from ``cwd`` (git config
+    runs nothing)."""
     call_env = {**env, **config_entries(rules().fixed)}
     try:
         done = subprocess.run(
-            [executable(), "--no-pager", "config", "--list", "--includes", "-z"],
+            [executable(), "--no-pager", "config", "--list", "--includes", "--show-scope", "-z"],
             cwd=cwd, env=call_env, capture_output=True, timeout=CONFIG_TIMEOUT,
             stdin=subprocess.DEVNULL, check=False,
         )
@@ -152,41 +182,46 @@ def read_listing(cwd: Path, env: Mapping[str, str]) -> str:
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
-def safe_config(cwd: Path, env: Mapping[str, str] | None = None) -> list[Entry]:
+def safe_config(cwd: Path, env: Mapping[str, str] | None = None, *,
+                user_drivers: bool = True) -> list[Entry]:
     """Every entry a git call in ``cwd`` needs: the fixed ones, then the overrides."""
     environ = base_env(env)
-    return [*rules().fixed, *overrides(read_listing(cwd, environ))]
+    return [*rules().fixed, *overrides(read_listing(cwd, environ), user_drivers=user_drivers)]
 
 
-def config_env(cwd: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
+def config_env(cwd: Path, env: Mapping[str, str] | None = None, *,
+               user_drivers: bool = True) -> dict[str, str]:
     """The ``GIT_CONFIG_*`` variables that harden any git started in ``cwd`` (for example by
     a shell command). They replace any ``GIT_CONFIG_COUNT`` entries already in ``env``."""
-    return config_entries(safe_config(cwd, env))
+    return config_entries(safe_config(cwd, env, user_drivers=user_drivers))
 
 
 def prepare(
-    cwd: Path, subcommand: str, *args: str,
-    env: Mapping[str, str] | None = None, config: Iterable[Entry] = (),
+    cwd: Path, subcommand: str, *args: str, env: Mapping[str, str] | None = None,
+    config: Iterable[Entry] = (), user_drivers: bool = True,
 ) -> GitCall:
     """A hardened ``git <subcommand> <args>`` in ``cwd``.
 
     ``env`` is the environment to start from (default: ours); ``config`` are extra entries
     of the caller (such as ``color.ui=never``); the safety entries come after them and win.
+    ``user_drivers=False`` also turns off filter and diff drivers from the user's own config
+    (checkpoints store raw bytes).
     """
     exe = executable()
     environ = base_env(env)
-    entries = [*config, *safe_config(cwd, environ)]
+    entries = [*config, *safe_config(cwd, environ, user_drivers=user_drivers)]
     environ.update(config_entries(entries))
     flags = rules().flags.get(subcommand, ())
     return GitCall([exe, "--no-pager", subcommand, *flags, *args], environ, cwd)
 
 
 async def prepare_async(
-    cwd: Path, subcommand: str, *args: str,
-    env: Mapping[str, str] | None = None, config: Iterable[Entry] = (),
+    cwd: Path, subcommand: str, *args: str, env: Mapping[str, str] | None = None,
+    config: Iterable[Entry] = (), user_drivers: bool = True,
 ) -> GitCall:
     """:func:`prepare` in a thread (it runs ``git config`` once)."""
-    return await asyncio.to_thread(prepare, cwd, subcommand, *args, env=env, config=config)
+    return await asyncio.to_thread(prepare, cwd, subcommand, *args, env=env, config=config,
+                                   user_drivers=user_drivers)
 
 
 def run(call: GitCall, timeout: float) -> subprocess.CompletedProcess[bytes]:
