@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from tool_harness import Harness
 
-from aiagent.tools.patch import PatchError, parse_patch
+from aiagent.tools.patch import PatchError, parse_patch, patch_paths
 
 
 def patch(body: str) -> dict[str, str]:
@@ -89,3 +90,57 @@ def test_empty_patch() -> None:
         parse_patch("")
     except PatchError as err:
         assert "first line" in str(err)
+
+
+def test_a_header_with_leading_whitespace_is_refused_and_nothing_is_written(ws: Harness, tmp_path) -> None:
+    (ws.root / "a.txt").write_text("one\n")
+    body = ("*** Add File: fine.txt\n+ok\n"
+            " *** Add File: ../outside.txt\n+x\n"
+            "*** Update File: a.txt\n*** Move to: ../../x\n@@\n-one\n+two")
+    msg = ws.err("apply_patch", patch(body))
+    assert msg.startswith("invalid patch at line 4, ' *** Add File: ../outside.txt' looks like a header")
+    assert not (ws.root / "fine.txt").exists() and not (tmp_path / "outside.txt").exists()
+    assert (ws.root / "a.txt").read_text() == "one\n"
+
+
+def test_a_move_outside_refuses_the_whole_patch(ws: Harness, tmp_path) -> None:
+    (ws.root / "a.txt").write_text("one\n")
+    body = "*** Add File: fine.txt\n+ok\n*** Update File: a.txt\n*** Move to: ../../x\n@@\n-one\n+two"
+    assert ws.err("apply_patch", patch(body)).startswith("access denied: ../../x is outside the workspace")
+    assert not (ws.root / "fine.txt").exists() and (ws.root / "a.txt").read_text() == "one\n"
+    assert not (tmp_path.parent / "x").exists()
+
+
+@pytest.mark.parametrize("line", [
+    "\t*** Delete File: a.txt", "  *** Update File: a.txt", " *** Move to: b.txt", "*** Frobnicate",
+    "*** add file: x", "*** Move to: b.txt", " *** End Patch",
+])
+def test_strict_headers(line: str) -> None:
+    with pytest.raises(PatchError, match="line 2|line 3"):
+        patch_paths(f"*** Begin Patch\n{line}\n*** Add File: z\n+z\n*** End Patch")
+
+
+def test_a_header_like_line_inside_an_update_hunk_is_refused() -> None:
+    text = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n *** Add File: ../x\n+two\n*** End Patch"
+    with pytest.raises(PatchError, match="line 5"):
+        patch_paths(text)
+
+
+def test_patch_paths_lists_every_path_the_tool_would_touch(ws: Harness) -> None:
+    text = ("*** Begin Patch\n*** Add File: n.txt\n+n\n*** Delete File: d.txt\n"
+            "*** Update File: a.txt\n*** Move to: sub/b.txt\n@@\n-one\n+two\n*** End Patch")
+    assert patch_paths(text) == ["n.txt", "d.txt", "a.txt", "sub/b.txt"]
+    (ws.root / "a.txt").write_text("one\n")
+    (ws.root / "d.txt").write_text("d\n")
+    ws.ok("apply_patch", {"input": text})
+    assert sorted(p.relative_to(ws.root).as_posix() for p in ws.root.rglob("*") if p.is_file()) == [
+        "n.txt", "sub/b.txt"]
+
+
+def test_content_lines_that_merely_contain_stars_still_apply(ws: Harness) -> None:
+    (ws.root / "m.md").write_text("title\n ***\n* item\n")
+    ws.ok("apply_patch", patch("*** Update File: m.md\n@@\n title\n  ***\n-* item\n+* thing"))
+    assert (ws.root / "m.md").read_text() == "title\n ***\n* thing\n"
+    (ws.root / "f.c").write_text("a\x0cb\n")  # a form feed stays inside its line
+    ws.ok("apply_patch", patch("*** Update File: f.c\n@@\n-a\x0cb\n+c"))
+    assert (ws.root / "f.c").read_text() == "c\n"

@@ -43,3 +43,32 @@ def test_allowed_by_context_or_settings(ws: Harness, tmp_path) -> None:
 
 def test_resolve_relative(ws: Harness) -> None:
     assert resolve_path(ws.ctx, "a/b.txt") == ws.root.resolve() / "a" / "b.txt"
+
+
+def test_open_parent_walks_without_following_symlinks(ws: Harness, tmp_path) -> None:
+    import pytest
+
+    from aiagent.tools.workspace import ChangedUnderfootError, open_parent
+
+    with open_parent(ws.ctx, ws.root.resolve() / "a" / "b" / "f.txt", create=True) as parent:
+        assert parent.name == "f.txt"
+        assert os.path.samefile(f"/proc/self/fd/{parent.fd}", ws.root / "a" / "b")
+    with pytest.raises(FileNotFoundError), open_parent(ws.ctx, ws.root.resolve() / "missing" / "f.txt"):
+        pass
+    # A path that was checked as real but where a folder is a symlink now (a swap): refused,
+    # even when the symlink points inside the workspace.
+    (ws.root / "inside").mkdir()
+    os.symlink(ws.root / "inside", ws.root / "swapped")
+    with pytest.raises(ChangedUnderfootError, match="became a symlink"), open_parent(ws.ctx, ws.root.resolve() / "swapped" / "f.txt", create=True):
+        pass
+    os.symlink(tmp_path, ws.root / "out")
+    with pytest.raises(ChangedUnderfootError), open_parent(ws.ctx, ws.root.resolve() / "out" / "x" / "f.txt", create=True):
+        pass
+    assert not (tmp_path / "x").exists()
+
+
+def test_resolve_path_survives_a_symlink_changing_under_it(ws: Harness) -> None:
+    # realpath itself can fail mid-race (EINVAL, ELOOP); that is one clear line, no traceback.
+    os.symlink("loop", ws.root / "loop")
+    msg = ws.err("write_file", {"file_path": "loop/x", "content": "x"})
+    assert "\n" not in msg

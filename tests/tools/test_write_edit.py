@@ -91,3 +91,67 @@ def test_write_through_symlink_keeps_link(ws: Harness) -> None:
 def test_no_temp_files_left(ws: Harness) -> None:
     ws.ok("write_file", {"file_path": "t.txt", "content": "x"})
     assert sorted(p.name for p in ws.root.iterdir()) == ["t.txt"]
+
+
+def test_write_into_new_nested_folders_and_a_symlinked_folder_inside(ws: Harness) -> None:
+    ws.ok("write_file", {"file_path": "a/b/c/d.txt", "content": "deep\n"})
+    assert (ws.root / "a/b/c/d.txt").read_text() == "deep\n"
+    (ws.root / "real").mkdir()
+    os.symlink("real", ws.root / "alias")  # a symlinked folder that stays inside: followed
+    assert ws.ok("write_file", {"file_path": "alias/x.txt", "content": "x\n"}) == "Created real/x.txt (1 lines)"
+    assert (ws.root / "real/x.txt").read_text() == "x\n" and os.path.islink(ws.root / "alias")
+    ws.ok("edit", {"file_path": "alias/x.txt", "old_string": "x", "new_string": "y"})
+    assert (ws.root / "real/x.txt").read_text() == "y\n"
+
+
+def test_new_file_mode_follows_the_umask(ws: Harness) -> None:
+    old = os.umask(0o027)
+    try:
+        ws.ok("write_file", {"file_path": "m.txt", "content": "m\n"})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((ws.root / "m.txt").stat().st_mode) == 0o640
+
+
+def test_edit_keeps_mode_and_crlf(ws: Harness) -> None:
+    path = ws.root / "run.sh"
+    path.write_bytes(b"echo a\r\necho b\r\n")
+    os.chmod(path, 0o755)
+    ws.ok("edit", {"file_path": "run.sh", "old_string": "echo b", "new_string": "echo c"})
+    assert path.read_bytes() == b"echo a\r\necho c\r\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o755
+
+
+def test_write_outside_when_allowed_walks_from_the_root(ws: Harness, tmp_path) -> None:
+    target = tmp_path / "elsewhere" / "new" / "o.txt"
+    assert "outside the workspace" in ws.err("write_file", {"file_path": str(target), "content": "o\n"})
+    ws.ctx.allow_outside_workspace = True
+    ws.ok("write_file", {"file_path": str(target), "content": "o\n"})
+    assert target.read_text() == "o\n"
+
+
+def test_a_file_in_the_way_of_a_folder_is_one_clear_line(ws: Harness) -> None:
+    (ws.root / "f").write_text("file\n")
+    msg = ws.err("write_file", {"file_path": "f/x.txt", "content": "x"})
+    assert "\n" not in msg and "f" in msg
+    assert (ws.root / "f").read_text() == "file\n"
+    assert "is a directory" in ws.err("write_file", {"file_path": ".", "content": "x"}) + \
+        ws.err("write_file", {"file_path": "f/..", "content": "x"})
+
+
+def test_a_failed_write_leaves_no_temp_file(ws: Harness) -> None:
+    import resource
+    import signal
+
+    (ws.root / "big.txt").write_text("small\n")
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, hard))
+    try:
+        msg = ws.err("write_file", {"file_path": "big.txt", "content": "x" * 100_000})
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, old_handler)
+    assert msg.startswith("cannot write") and "big.txt" in msg
+    assert (ws.root / "big.txt").read_text() == "small\n"
+    assert sorted(p.name for p in ws.root.iterdir()) == ["big.txt"]

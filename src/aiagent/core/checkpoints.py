@@ -24,6 +24,10 @@ DEFAULT_EXCLUDES = (
     ".pytest_cache/", ".ruff_cache/", ".tox/", ".DS_Store", "target/", "dist/", "build/",
 )
 GIT_TIMEOUT = 60.0
+SHADOW_CONFIG = (
+    ("core.autocrlf", "false"), ("core.safecrlf", "false"),
+    ("advice.addEmbeddedRepo", "false"), ("gc.auto", "0"),
+)
 
 
 class CheckpointError(Exception):
@@ -67,6 +71,9 @@ class Checkpoints:
     # ---- git plumbing ----------------------------------------------------------------
 
     def _git(self, *args: str, check: bool = True) -> str:
+        from aiagent.process.git import GitError, prepare
+        from aiagent.process.git import run as run_git
+
         env = {
             **os.environ,
             "GIT_DIR": str(self.root),
@@ -74,15 +81,17 @@ class Checkpoints:
             "GIT_INDEX_FILE": str(self.root / "index"),
             "GIT_AUTHOR_NAME": "aiagent", "GIT_AUTHOR_EMAIL": "aiagent@localhost",
             "GIT_COMMITTER_NAME": "aiagent", "GIT_COMMITTER_EMAIL": "aiagent@localhost",
-            "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
+            "GIT_CONFIG_NOSYSTEM": "1",
         }
         env.pop("GIT_OBJECT_DIRECTORY", None)
         try:
-            done = subprocess.run(
-                ["git", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false",
-                 "-c", "advice.addEmbeddedRepo=false", "-c", "gc.auto=0", *args],
-                cwd=self.workspace, env=env, capture_output=True, timeout=GIT_TIMEOUT,
-            )
+            # Hardened: `add` runs clean filters and `checkout` smudge filters that the
+            # workspace's .gitattributes select; snapshots keep the raw bytes instead.
+            call = prepare(self.workspace, args[0], *args[1:], env=env, config=SHADOW_CONFIG,
+                           user_drivers=False)
+            done = run_git(call, GIT_TIMEOUT)
+        except GitError as err:
+            raise CheckpointError(f"checkpoints: {err}") from None
         except FileNotFoundError:
             raise CheckpointError("checkpoints need git, which is not installed") from None
         except subprocess.TimeoutExpired:

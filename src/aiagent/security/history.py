@@ -16,14 +16,18 @@ MAX_OUTPUT = 512 * 1024 * 1024
 
 
 def scan_history(root: Path, config: SecurityConfig, warnings: list[str]) -> list[Finding]:
+    from aiagent.process.git import GitError, prepare, run
+
     if shutil.which("git") is None:
         warnings.append("--history: git is not installed")
         return []
-    proc = subprocess.run(
-        ["git", "-C", str(root), "log", "-p", "--all", "--no-color", "--no-ext-diff", "-U0",
-         "--relative", "--format=commit %H", "--", "."],
-        capture_output=True, timeout=600, check=False,
-    )
+    try:
+        call = prepare(root, "log", "-p", "--all", "--no-color", "-U0",
+                       "--relative", "--format=commit %H", "--", ".")
+        proc = run(call, 600)
+    except (GitError, subprocess.TimeoutExpired) as err:
+        warnings.append(f"--history: {err}")
+        return []
     if proc.returncode != 0:
         warnings.append("--history: not a git repository (or git log failed)")
         return []

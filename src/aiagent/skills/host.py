@@ -220,9 +220,14 @@ class SkillHost:
         refusal = command_refusal(self.m.permissions, ["git", *args], "git:read")
         if refusal:
             raise PermissionDenied(f"skill {self.m.name}: git {args[0]}: {refusal}")
+        from aiagent.process.git import GitError, prepare_async
         from aiagent.skills.execution import run_command
 
-        out = await run_command(["git", *args], self.s.root, limited_env(self.s, ()), self.s.limits.shell_timeout, MAX_READ)
+        try:
+            call = await prepare_async(self.s.root, args[0], *args[1:], env=limited_env(self.s, ()))
+        except GitError as err:
+            raise HostError(f"git {args[0]}: {err}") from None
+        out = await run_command(call.argv, call.cwd, call.env, self.s.limits.shell_timeout, MAX_READ)
         if out["exit_code"] != 0:
             raise HostError(f"git {args[0]}: {out['stderr'].strip()[:300] or 'failed'}")
         return str(out["stdout"])

@@ -1,5 +1,9 @@
 """File tools: ``read_file`` and ``list_dir`` (Codex CLI formats), ``write_file``,
 ``edit`` and ``apply_patch`` (atomic writes that keep encoding, line endings and mode).
+
+Writers resolve and check the path once, then read, write and rename through a handle of
+the folder reached by a no-follow walk (:func:`aiagent.tools.workspace.open_parent`), so a
+folder swapped for a symlink between the check and the write is refused, not followed.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from aiagent.tools.tooldef import (
     schema,
     string,
 )
-from aiagent.tools.workspace import display_path, resolve_path
+from aiagent.tools.workspace import Parent, display_path, open_parent, resolve_path
 
 MAX_LINE_LENGTH = 500
 TAB_WIDTH = 4
@@ -396,20 +400,37 @@ def _emit_diff(ctx: ToolContext, shown: str, old: str, new: str) -> None:
         ctx.emit(FileDiffEvent(id=ctx.call_id, path=shown, diff=diff))
 
 
-def _load_existing(path: Path) -> textio.TextFile | None:
-    if not path.exists():
-        return None
-    if path.is_dir():
-        raise ToolError(f"{path} is a directory, not a file")
-    return textio.load(path)
-
-
-def _commit(ctx: ToolContext, current: textio.TextFile | None, path: Path, new_text: str) -> None:
+def save(ctx: ToolContext, parent: Parent, current: textio.TextFile | None, new_text: str) -> None:
     """Write ``new_text`` keeping the old file's encoding, line endings and mode."""
-    shape = current or textio.TextFile(path=path, text="")
-    textio.atomic_write(path, shape.encode(new_text), shape.mode)
-    textio.remember_read(ctx, path)
-    _emit_diff(ctx, display_path(ctx, path), current.text if current else "", new_text)
+    shape = current or textio.TextFile(path=parent.path, text="")
+    data = shape.encode(new_text)
+    textio.write_at(parent, data, shape.mode)
+    textio.remember_written(ctx, parent.path, data)
+    _emit_diff(ctx, display_path(ctx, parent.path), current.text if current else "", new_text)
+
+
+def _write_whole(ctx: ToolContext, path: Path, shown: str, content: str) -> bool:
+    """write_file's work; True when the file existed before."""
+    with textio.os_errors(path), open_parent(ctx, path, create=True) as parent:
+        current = textio.read_at(parent)
+        if current is not None:
+            textio.check_not_stale(ctx, path, shown, current)
+        save(ctx, parent, current, content)
+    return current is not None
+
+
+def _edit(ctx: ToolContext, path: Path, shown: str, args: dict[str, Any]) -> int:
+    """edit's work; the number of replacements."""
+    with textio.os_errors(path), open_parent(ctx, path) as parent:
+        current = textio.read_at(parent)
+        if current is None:
+            raise ToolError(f"file not found: {path}")
+        textio.check_not_stale(ctx, path, shown, current)
+        old = args["old_string"].replace("\r\n", "\n") if current.crlf else args["old_string"]
+        new = args["new_string"].replace("\r\n", "\n") if current.crlf else args["new_string"]
+        text, count = replace_text(current.text, old, new, bool(args.get("replace_all")), shown)
+        save(ctx, parent, current, text)
+    return count
 
 
 def _line_count(text: str) -> int:
@@ -435,12 +456,9 @@ class WriteFileTool(BuiltinTool):
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path = resolve_path(ctx, args["file_path"], field="file_path")
         shown = display_path(ctx, path)
-        current = _load_existing(path)
-        if current is not None:
-            textio.check_not_stale(ctx, path, shown)
         content = args["content"]
-        await in_thread(_commit, ctx, current, path, content)
-        verb = "Updated" if current is not None else "Created"
+        existed = await in_thread(_write_whole, ctx, path, shown, content)
+        verb = "Updated" if existed else "Created"
         return f"{verb} {shown} ({_line_count(content)} lines)"
 
 
@@ -481,12 +499,7 @@ class EditTool(BuiltinTool):
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path = resolve_path(ctx, args["file_path"], field="file_path")
         shown = display_path(ctx, path)
-        current = await in_thread(textio.load, path)
-        textio.check_not_stale(ctx, path, shown)
-        old = args["old_string"].replace("\r\n", "\n") if current.crlf else args["old_string"]
-        new = args["new_string"].replace("\r\n", "\n") if current.crlf else args["new_string"]
-        text, count = replace_text(current.text, old, new, bool(args.get("replace_all")), shown)
-        await in_thread(_commit, ctx, current, path, text)
+        count = await in_thread(_edit, ctx, path, shown, args)
         noun = "occurrence" if count == 1 else "occurrences"
         return f"Edited {shown}: replaced {count} {noun}."
 

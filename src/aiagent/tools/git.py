@@ -1,14 +1,14 @@
 """Git tools over the ``git`` executable: status, diff, log, commit, branch.
 
-Commands run with the non-interactive environment (no pager, no editor, no prompts) and a
-timeout; a missing ``git`` or a folder outside any repository gives one clear line.
+Every call is built by :mod:`aiagent.process.git` (no pager, editor, prompt, hook, fsmonitor,
+external diff, textconv or filter the repository could set) and has a timeout; a missing
+``git`` or a folder outside any repository gives one clear line.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,15 @@ GIT_TIMEOUT = 60.0
 
 
 async def git(ctx: ToolContext, *args: str, cwd: Path | None = None) -> str:
-    exe = shutil.which("git")
-    if exe is None:
-        raise ToolError("git is not installed: no `git` executable on PATH")
+    from aiagent.process.git import GitError, prepare_async
+
     where = cwd or resolve_path(ctx, ".")
-    env = {**os.environ, **NON_INTERACTIVE, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    try:
+        call = await prepare_async(where, args[0], *args[1:], env=_env(), config=[("color.ui", "never")])
+    except GitError as err:
+        raise ToolError(str(err)) from None
     proc = await asyncio.create_subprocess_exec(
-        exe, "-c", "color.ui=never", *args, cwd=where, env=env,
+        *call.argv, cwd=call.cwd, env=call.env,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     try:
@@ -40,6 +42,10 @@ async def git(ctx: ToolContext, *args: str, cwd: Path | None = None) -> str:
         text = err.decode("utf-8", "replace") + out.decode("utf-8", "replace")
         raise ToolError(_failure(where, args[0], text))
     return out.decode("utf-8", "replace")
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, **NON_INTERACTIVE, "LC_ALL": "C"}
 
 
 def _failure(where: Path, command: str, stderr: str) -> str:
@@ -88,7 +94,7 @@ class GitDiffTool(BuiltinTool):
     )
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        cmd = ["diff", "--no-ext-diff"]
+        cmd = ["diff"]
         if args.get("staged"):
             cmd.append("--cached")
         if args.get("stat"):

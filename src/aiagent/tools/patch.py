@@ -12,12 +12,20 @@ Grammar (one patch, any number of file operations)::
     *** End of File               optional; the change must touch the end of the file
     *** End Patch
 
+Headers are strict: ``*** Add File:``, ``*** Delete File:``, ``*** Update File:`` and
+``*** Move to:`` count only at the very start of a line (``Move to`` only right after
+``Update File``). A header-like line with leading whitespace, or any other line starting
+with ``***`` where a header may stand, is an error naming the line, so that whoever reads a
+patch (the approval policy through :func:`patch_paths`, the tool applying it) sees the same
+files.
+
 This module does no I/O: :func:`parse_patch` turns text into hunks and
 :func:`apply_chunks` computes a file's new text from its old text.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 BEGIN = "*** Begin Patch"
@@ -27,6 +35,10 @@ DELETE = "*** Delete File: "
 UPDATE = "*** Update File: "
 MOVE = "*** Move to: "
 EOF_MARK = "*** End of File"
+HEADER_LIKE = re.compile(
+    r"\s+\*\*\*\s*(Add File|Delete File|Update File|Move to|Begin Patch|End Patch|End of File)\b",
+    re.IGNORECASE,
+)
 
 
 class PatchError(ValueError):
@@ -50,8 +62,24 @@ class Hunk:
     chunks: list[Chunk] = field(default_factory=list)
 
 
+def patch_paths(text: str) -> list[str]:
+    """Every path the patch touches (``Move to`` targets included), in order; the same strict
+    parser as :func:`parse_patch`, so it raises :class:`PatchError` on the same patches."""
+    paths: list[str] = []
+    for hunk in parse_patch(text):
+        paths.append(hunk.path)
+        if hunk.move_to is not None:
+            paths.append(hunk.move_to)
+    return paths
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines split on ``\\n`` only (a form feed or U+2028 inside a line stays in it)."""
+    return [line.removesuffix("\r") for line in text.strip().split("\n")] if text.strip() else []
+
+
 def parse_patch(text: str) -> list[Hunk]:
-    lines = _strip_heredoc(text.strip().splitlines())
+    lines = _strip_heredoc(_split_lines(text))
     _check_boundaries(lines)
     body = lines[1:-1]
     hunks: list[Hunk] = []
@@ -86,32 +114,50 @@ def _check_boundaries(lines: list[str]) -> None:
 
 
 def _parse_hunk(lines: list[str], number: int) -> tuple[Hunk, int]:
-    head = lines[0].strip()
+    head = lines[0].rstrip()
+    _refuse_header_like(head, number)
     if head.startswith(ADD):
         added = []
         for line in lines[1:]:
             if not line.startswith("+"):
                 break
             added.append(line[1:] + "\n")
-        return Hunk("add", head[len(ADD) :], contents="".join(added)), 1 + len(added)
+        return Hunk("add", _path(head, ADD, number), contents="".join(added)), 1 + len(added)
     if head.startswith(DELETE):
-        return Hunk("delete", head[len(DELETE) :]), 1
+        return Hunk("delete", _path(head, DELETE, number)), 1
     if head.startswith(UPDATE):
-        return _parse_update(head[len(UPDATE) :], lines, number)
+        return _parse_update(_path(head, UPDATE, number), lines, number)
     raise PatchError(
         f"invalid hunk at line {number}, '{head}' is not a valid hunk header. Valid hunk "
         "headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'"
     )
 
 
+def _path(head: str, prefix: str, number: int) -> str:
+    path = head[len(prefix) :]
+    if not path.strip():
+        raise PatchError(f"invalid hunk at line {number}, '{head}' names no path")
+    return path
+
+
+def _refuse_header_like(line: str, number: int) -> None:
+    """A header must start its line: ' *** Add File: x' is neither a header nor content."""
+    if HEADER_LIKE.match(line):
+        raise PatchError(
+            f"invalid patch at line {number}, '{line}' looks like a header but does not start "
+            "at the beginning of the line"
+        )
+
+
 def _parse_update(path: str, lines: list[str], number: int) -> tuple[Hunk, int]:
     hunk = Hunk("update", path)
     used = 1
     if len(lines) > 1 and lines[1].startswith(MOVE):
-        hunk.move_to = lines[1][len(MOVE) :]
+        hunk.move_to = _path(lines[1].rstrip(), MOVE, number + 1)
         used += 1
     while used < len(lines):
         line = lines[used]
+        _refuse_header_like(line, number + used)
         if not line.strip():
             used += 1
             continue
@@ -141,6 +187,7 @@ def _parse_chunk(lines: list[str], number: int, *, first: bool) -> tuple[Chunk, 
         raise PatchError(f"invalid hunk at line {number + 1}, Update hunk does not contain any lines")
     taken = 0
     for line in lines[start:]:
+        _refuse_header_like(line, number + start + taken)
         if line == EOF_MARK:
             if taken == 0:
                 raise PatchError(f"invalid hunk at line {number + 1}, Update hunk does not contain any lines")

@@ -1,8 +1,9 @@
 """Apply a parsed ``*** Begin Patch`` to the workspace.
 
-Every change is computed and checked (paths inside the workspace, files not binary and not
-changed since the model read them) before the first file is written, so a bad hunk leaves
-the tree untouched.
+Every path of the patch (``Move to`` included) is checked first, then every change is
+computed and checked (files not binary and not changed since the model read them) before
+the first file is written, so a bad path or hunk leaves the tree untouched. Reads and writes
+go through folder handles (:func:`aiagent.tools.workspace.open_parent`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from aiagent.tools import textio
 from aiagent.tools.base import ToolContext, ToolError
 from aiagent.tools.patch import Hunk, PatchError, apply_chunks, parse_patch
-from aiagent.tools.workspace import display_path, resolve_path
+from aiagent.tools.workspace import display_path, open_parent, resolve_path
 
 
 @dataclass(slots=True)
@@ -29,7 +30,11 @@ class Change:
 def apply_patch_text(ctx: ToolContext, text: str) -> str:
     try:
         hunks = parse_patch(text)
-        changes = [_plan(ctx, hunk) for hunk in hunks]
+    except PatchError as err:
+        raise ToolError(str(err)) from None
+    places = [_resolve(ctx, hunk) for hunk in hunks]  # every path is checked before any read
+    try:
+        changes = [_plan(ctx, hunk, path, dest) for hunk, (path, dest) in zip(hunks, places, strict=True)]
     except PatchError as err:
         raise ToolError(str(err)) from None
     if not changes:
@@ -42,26 +47,36 @@ def apply_patch_text(ctx: ToolContext, text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _plan(ctx: ToolContext, hunk: Hunk) -> Change:
+def _resolve(ctx: ToolContext, hunk: Hunk) -> tuple[Path, Path | None]:
     path = resolve_path(ctx, hunk.path, field="patch path")
+    dest = resolve_path(ctx, hunk.move_to, field="move path") if hunk.move_to else None
+    return path, dest
+
+
+def _read(ctx: ToolContext, path: Path) -> textio.TextFile | None:
+    try:
+        with open_parent(ctx, path) as parent:
+            return textio.read_at(parent)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise ToolError(f"cannot read {path}: {err.strerror or err}") from None
+
+
+def _plan(ctx: ToolContext, hunk: Hunk, path: Path, dest: Path | None) -> Change:
+    current = _read(ctx, path)
     if hunk.kind == "add":
-        if path.is_dir():
-            raise ToolError(f"cannot add {hunk.path}: it is a directory")
-        current = textio.load(path) if path.exists() else None
         if current is not None:
-            textio.check_not_stale(ctx, path, hunk.path)
+            textio.check_not_stale(ctx, path, hunk.path, current)
         return Change("A", hunk.path, path, current, hunk.contents)
-    if not path.is_file():
+    if current is None:
         verb = "delete" if hunk.kind == "delete" else "update"
         raise ToolError(f"Failed to {verb} {hunk.path}: no such file")
-    current = textio.load(path)
-    textio.check_not_stale(ctx, path, hunk.path)
+    textio.check_not_stale(ctx, path, hunk.path, current)
     if hunk.kind == "delete":
         return Change("D", hunk.path, path, current, None)
     new_text = apply_chunks(current.text, hunk.chunks, hunk.path)
-    dest = resolve_path(ctx, hunk.move_to, field="move path") if hunk.move_to else None
-    shown = hunk.move_to or hunk.path
-    return Change("M", shown, path, current, new_text, dest)
+    return Change("M", hunk.move_to or hunk.path, path, current, new_text, dest)
 
 
 def _perform(ctx: ToolContext, change: Change) -> None:
@@ -69,15 +84,20 @@ def _perform(ctx: ToolContext, change: Change) -> None:
 
     old = change.current.text if change.current else ""
     target = change.dest or change.path
-    if change.new_text is None:
-        change.path.unlink()
-        ctx.state.get(textio.READS_KEY, {}).pop(str(change.path), None)
-    else:
-        shape = change.current or textio.TextFile(path=target, text="")
-        textio.atomic_write(target, shape.encode(change.new_text), shape.mode)
-        if change.dest is not None and change.dest != change.path:
-            change.path.unlink()
-        textio.remember_read(ctx, target)
+    with textio.os_errors(target):
+        if change.new_text is None:
+            with open_parent(ctx, change.path) as parent:
+                textio.unlink_at(parent)
+            ctx.state.get(textio.READS_KEY, {}).pop(str(change.path), None)
+        else:
+            shape = change.current or textio.TextFile(path=target, text="")
+            data = shape.encode(change.new_text)
+            with open_parent(ctx, target, create=True) as parent:
+                textio.write_at(parent, data, shape.mode)
+            if change.dest is not None and change.dest != change.path:
+                with open_parent(ctx, change.path) as parent:
+                    textio.unlink_at(parent)
+            textio.remember_written(ctx, target, data)
     diff = textio.unified_diff(old, change.new_text or "", display_path(ctx, target))
     if diff:
         ctx.emit(FileDiffEvent(id=ctx.call_id, path=display_path(ctx, target), diff=diff))

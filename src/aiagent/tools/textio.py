@@ -4,7 +4,9 @@ change diffs and the "did it change since the model read it?" check.
 A file is decoded once into :class:`TextFile` (text with ``\\n`` line endings plus what is
 needed to write it back the same way: encoding, BOM, CRLF, mode). Writes go to a temporary
 file in the same directory which then replaces the target, so a reader never sees a half
-written file and the original mode is kept.
+written file and the original mode is kept. The editing tools read and write through a
+folder handle (:func:`read_at`, :func:`write_at`, :func:`unlink_at` with a
+:class:`~aiagent.tools.workspace.Parent`), never following a symlink at the last step.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ from __future__ import annotations
 import codecs
 import contextlib
 import difflib
+import errno
 import hashlib
 import os
+import secrets
 import stat
-import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +29,7 @@ from aiagent.tools.base import ToolError
 
 if TYPE_CHECKING:
     from aiagent.tools.base import ToolContext
+    from aiagent.tools.workspace import Parent
 
 BINARY_SNIFF_BYTES = 8192
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -44,6 +50,7 @@ class TextFile:
     bom: bytes = b""
     crlf: bool = False
     mode: int | None = None
+    digest: str | None = None  # sha256 of the bytes read
 
     def encode(self, text: str) -> bytes:
         if self.crlf:
@@ -100,27 +107,69 @@ def load(path: Path) -> TextFile:
     return text_file
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+@contextmanager
+def os_errors(path: Path, verb: str = "write") -> Iterator[None]:
+    """Turn an OSError into one line naming the file (a missing folder reads "not found")."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise ToolError(f"file not found: {path}") from None
+    except OSError as err:
+        raise ToolError(f"cannot {verb} {path}: {err.strerror or err}") from None
+
+
+def read_at(parent: Parent) -> TextFile | None:
+    """The file ``parent.name`` in the open folder, or None when there is none.
+
+    The last step never follows a symlink: one there (put after the path was checked)
+    is refused, as are folders and anything but a regular file.
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+    try:
+        fd = os.open(parent.name, flags, dir_fd=parent.fd)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise ToolError(f"refused: {parent.path} is a symlink; nothing was written") from None
+        raise ToolError(f"cannot read {parent.path}: {err.strerror or err}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISDIR(info.st_mode):
+            raise ToolError(f"{parent.path} is a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise ToolError(f"{parent.path} is not a regular file")
+        data = handle.read()
+    text_file = decode(parent.path, data)
+    text_file.mode = stat.S_IMODE(info.st_mode)
+    text_file.digest = hashlib.sha256(data).hexdigest()
+    return text_file
+
+
+def write_at(parent: Parent, data: bytes, mode: int | None = None) -> None:
+    """Replace ``parent.name`` atomically: a temporary file made in the open folder, written,
+    synced, then renamed over it (which replaces a symlink there rather than following it).
+    The temporary file is removed on every failure."""
+    tmp = f".{parent.name[:200]}.{secrets.token_hex(4)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(tmp, flags, 0o666, dir_fd=parent.fd)  # the umask gives new files their mode
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode if mode is not None else _default_mode())
-        os.replace(tmp, path)
+        os.replace(tmp, parent.name, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=parent.fd)
         raise
 
 
-def _default_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+def unlink_at(parent: Parent) -> None:
+    """Delete ``parent.name`` (a symlink there is removed, never followed)."""
+    os.unlink(parent.name, dir_fd=parent.fd)
 
 
 def unified_diff(old: str, new: str, name: str) -> str:
@@ -152,12 +201,21 @@ def remember_read(ctx: ToolContext, path: Path) -> None:
         ctx.state.setdefault(READS_KEY, {})[str(path)] = mark
 
 
-def check_not_stale(ctx: ToolContext, path: Path, shown: str) -> None:
-    """Refuse to change ``path`` if it changed on disk after the model last read it."""
+def remember_written(ctx: ToolContext, path: Path, data: bytes) -> None:
+    """Record that the model knows ``path`` holds ``data`` (it just wrote it)."""
+    mark = {"mtime_ns": 0, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    ctx.state.setdefault(READS_KEY, {})[str(path)] = mark
+
+
+def check_not_stale(ctx: ToolContext, path: Path, shown: str, current: TextFile | None = None) -> None:
+    """Refuse to change ``path`` if it changed on disk after the model last read it.
+
+    ``current`` is the file as just read through a folder handle; without it the path is
+    read again."""
     seen = ctx.state.get(READS_KEY, {}).get(str(path))
     if seen is None:
         return
-    now = fingerprint(path)
+    now = {"sha256": current.digest} if current is not None and current.digest else fingerprint(path)
     if now is None:
         raise ToolError(
             f"{shown} was deleted or became unreadable since you last read it; "

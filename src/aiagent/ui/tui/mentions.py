@@ -20,15 +20,14 @@ MENTION = re.compile(r"(?<![\w@])@((?:[^\s\\]|\\ )+)")
 
 def list_files(root: Path, limit: int = MAX_FILES) -> list[str]:
     """Workspace files as posix paths relative to ``root``."""
+    from aiagent.process.git import GitError, prepare, run
+
     try:
-        done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root, capture_output=True, timeout=5,
-        )
+        done = run(prepare(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"), 5)
         if done.returncode == 0:
             names = [n for n in done.stdout.decode(errors="replace").split("\0") if n]
             return sorted(names)[:limit]
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, GitError, subprocess.TimeoutExpired):
         pass
     return _walk(root, limit)
 
