@@ -110,9 +110,17 @@ def command_line(command: Any) -> str:
 
 
 def patch_header_paths(text: str) -> list[str]:
-    """The paths named by an ``apply_patch`` text's file headers."""
-    return [line.split(": ", 1)[1].strip() for line in text.splitlines()
-            if line.startswith(PATCH_HEADERS)]
+    """The paths an ``apply_patch`` text touches, read by the tool's own strict parser.
+
+    A patch that parser refuses is never applied; for it, every header-like line counts,
+    leading white space or not, so the approval policy still sees each path it names."""
+    from aiagent.tools.patch import PatchError, patch_paths
+
+    try:
+        return patch_paths(text)
+    except PatchError:
+        return [line.split(": ", 1)[1].strip() for line in text.splitlines()
+                if line.lstrip().startswith(PATCH_HEADERS) and ": " in line]
 
 
 @dataclass(slots=True)
