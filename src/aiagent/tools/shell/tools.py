@@ -226,15 +226,33 @@ def _job_started(job: Job, initial: str) -> str:
 
 # -- the tools ---------------------------------------------------------------------------
 
-_APPROVAL_PROPS = {
+# Codex's approval parameters (``create_approval_parameters``), on every shell-like tool.
+# ``sandbox_permissions: "require_escalated"`` makes the approval policy ask; ``justification``
+# and ``prefix_rule`` are accepted and validated but grant nothing: a saved grant is always
+# the normalised prefix of the command the user approved, never a rule the model proposes.
+APPROVAL_PROPS: dict[str, Any] = {
     "sandbox_permissions": string(
         'Sandbox permissions for the command. Set to "require_escalated" to request running '
         'without sandbox restrictions; defaults to "use_default".'
     ),
     "justification": string(
-        'Only set if sandbox_permissions is "require_escalated". 1-sentence explanation of why '
-        "we want to run this command."
+        'Only set if sandbox_permissions is "require_escalated".\n'
+        "Request approval from the user to run this command outside the sandbox.\n"
+        "Phrased as a simple question that summarizes the purpose of the\n"
+        "command as it relates to the task at hand - e.g. 'Do you want to\n"
+        "fetch and pull the latest version of this git branch?'"
     ),
+    "prefix_rule": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": (
+            "Only specify when sandbox_permissions is `require_escalated`.\n"
+            "Suggest a prefix command pattern that will allow you to fulfill similar requests "
+            "from the user in the future.\n"
+            'Should be a short but reasonable prefix, e.g. ["git", "pull"] or ["uv", "run"] or '
+            '["pytest"].'
+        ),
+    },
 }
 _BACKGROUND_PROP = {
     "run_in_background": boolean(
@@ -309,7 +327,7 @@ class ShellTool(_CommandTool):
             "command": {"type": "array", "items": {"type": "string"}, "description": "The command to execute"},
             "workdir": string("The working directory to execute the command in"),
             "timeout_ms": number("The timeout for the command in milliseconds"),
-            **_APPROVAL_PROPS,
+            **APPROVAL_PROPS,
             **_BACKGROUND_PROP,
         },
         ["command"],
@@ -336,7 +354,7 @@ class ShellCommandTool(_CommandTool):
             "workdir": string("The working directory to execute the command in"),
             "login": boolean("Whether to run the shell with login shell semantics. Defaults to true."),
             "timeout_ms": number("The timeout for the command in milliseconds"),
-            **_APPROVAL_PROPS,
+            **APPROVAL_PROPS,
             **_BACKGROUND_PROP,
         },
         ["command"],
