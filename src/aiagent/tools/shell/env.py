@@ -37,7 +37,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-TAG_VARIABLE = "AIAGENT_PROC_TAG"
+from aiagent.process.tree import TAG_VARIABLE
+
+__all__ = ["CODEX_EXEC_ENV", "NON_INTERACTIVE", "TAG_VARIABLE", "command_env"]
 
 CODEX_EXEC_ENV: dict[str, str] = {
     "NO_COLOR": "1",

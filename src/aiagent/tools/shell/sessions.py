@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiagent.process.capture import Capture
+from aiagent.process.runner import Limits, Running, new_tag, spawn
 from aiagent.tools.base import ToolContext, ToolError
-from aiagent.tools.shell.capture import Capture
 from aiagent.tools.shell.env import command_env
-from aiagent.tools.shell.process import Limits, Running, new_tag, spawn
 from aiagent.tools.shell.runtime import runtime
 from aiagent.tools.shell.tools import APPROVAL_PROPS, sandboxed, shell_argv
 from aiagent.tools.shell.truncate import approx_token_count, formatted_truncate
@@ -167,7 +167,7 @@ class ExecCommandTool(BuiltinTool):
         capture = Capture(rt.new_log("exec"), 0, SESSION_BUFFER_BYTES, settings.log_max_bytes)
         env = command_env(new_tag(), settings.env, tty=tty)
         try:
-            running = await spawn(argv, cwd=cwd, env=env, capture=capture, tty=tty)
+            running = await spawn(argv, cwd=cwd, env=env, capture=capture, tty=tty, grace=settings.kill_grace)
         except OSError as err:
             raise ToolError(f"exec_command failed: {err.strerror or err}") from None
         mgr = rt.sessions

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiagent.process.capture import Capture
+from aiagent.process.runner import Limits, Outcome, Running, new_tag, spawn, spawn_detached
 from aiagent.tools.base import ToolContext, ToolError, ToolResult
-from aiagent.tools.shell.capture import Capture
 from aiagent.tools.shell.env import command_env
 from aiagent.tools.shell.jobs import Job
-from aiagent.tools.shell.process import Limits, Outcome, Running, new_tag, spawn, spawn_detached
 from aiagent.tools.shell.runtime import ShellRuntime, ShellSettings, runtime
 from aiagent.tools.shell.truncate import formatted_truncate, line_count, truncate_middle
 from aiagent.tools.tooldef import BuiltinTool, boolean, int_arg, number, schema, string
@@ -84,7 +84,8 @@ async def start(ctx: ToolContext, rt: ShellRuntime, argv: list[str], cwd: Path, 
     capture = Capture(rt.new_log(kind), half, half, settings.log_max_bytes)
     env = command_env(new_tag(), settings.env)
     try:
-        return await spawn(argv, cwd=cwd, env=env, capture=capture, on_output=_emitter(ctx))
+        return await spawn(argv, cwd=cwd, env=env, capture=capture, on_output=_emitter(ctx),
+                           grace=settings.kill_grace)
     except OSError as err:
         capture.close()
         name = argv[0] if argv else ""
@@ -122,7 +123,8 @@ async def run_background(ctx: ToolContext, argv: list[str], cwd: Path, command: 
     capture = Capture.external(rt.new_log("job"), half, half)
     argv = sandboxed(argv, ctx)
     try:
-        running = spawn_detached(argv, cwd=cwd, env=command_env(new_tag(), rt.settings.env), capture=capture)
+        running = spawn_detached(argv, cwd=cwd, env=command_env(new_tag(), rt.settings.env), capture=capture,
+                                 supervised=not rt.settings.keep_jobs, grace=rt.settings.kill_grace)
     except OSError as err:
         raise ToolError(f"execution error: {err.strerror or err}: {argv[0]!r}") from None
     job = rt.jobs.adopt(running, command, rt.settings.kill_grace)
