@@ -165,3 +165,18 @@ def test_kill_9_of_the_agent_kills_its_commands(clean_env: dict[str, str], tmp_p
     assert again.returncode == 0, again.stderr
     assert "resumed fine" in again.stdout
     assert "Traceback" not in again.stderr and "Event loop is closed" not in again.stderr, again.stderr
+
+
+def test_a_skill_command_goes_through_the_runner(tmp_path: Path, marker: str) -> None:
+    from aiagent.skills.execution import run_command
+
+    env = {"PATH": os.environ["PATH"]}
+    script = escapes(marker) + "echo out; echo err >&2; sleep 60"
+    slow = asyncio.run(run_command(["sh", "-c", script], tmp_path, env, 1.5, 1000))
+    assert slow["timed_out"] and slow["exit_code"] == -1 and slow["stdout"] == "out\n"
+    assert slow["stderr"].startswith("err\n") and "[timed out after 1.5s]" in slow["stderr"]
+    assert gone_within(marker) == []
+    quick = asyncio.run(run_command(["sh", "-c", "printf '%05000d' 0; exit 4"], tmp_path, env, 10, 100))
+    assert quick == {"stdout": "0" * 100, "stderr": "", "exit_code": 4, "timed_out": False}
+    missing = asyncio.run(run_command(["no-such-program-xyz"], tmp_path, env, 10, 100))
+    assert missing["exit_code"] == 127 and "command not found" in missing["stderr"]
