@@ -180,3 +180,23 @@ def test_a_skill_command_goes_through_the_runner(tmp_path: Path, marker: str) ->
     assert quick == {"stdout": "0" * 100, "stderr": "", "exit_code": 4, "timed_out": False}
     missing = asyncio.run(run_command(["no-such-program-xyz"], tmp_path, env, 10, 100))
     assert missing["exit_code"] == 127 and "command not found" in missing["stderr"]
+
+
+def test_no_event_loop_closed_traceback_at_exit_even_without_the_reaper(tmp_path: Path, marker: str) -> None:
+    """An escapee holding the output pipe used to leave an asyncio subprocess transport to be
+    finalised after the loop closed: "Exception ignored … RuntimeError: Event loop is closed"
+    on stderr at exit. The runner no longer uses asyncio subprocess transports at all."""
+    code = (
+        "import pathlib, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from shellkit import Shell, drive\n"
+        "async def body(s):\n"
+        f"    cmd = \"env -i setsid sh -c 'sleep 4; : {marker}' & echo started\"\n"
+        "    return (await s.call('shell_command', {'command': cmd})).content\n"
+        f"print(drive(Shell(pathlib.Path({str(tmp_path)!r})), body))\n"
+    )
+    for no_reaper in ("1", "0"):
+        proc = subprocess.run([PY, "-X", "dev", "-c", code], env={**os.environ, "AIAGENT_NO_REAPER": no_reaper},
+                              capture_output=True, text=True, timeout=60)
+        assert "started" in proc.stdout, proc.stderr
+        assert "Event loop is closed" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
