@@ -64,21 +64,50 @@ def _on_term(signum: int, frame: object) -> None:
 
 
 def _children(pid: int) -> list[int]:
+    """Direct children of ``pid``, from every one of its threads (a child forked by a
+    thread is listed under that thread)."""
+    found: list[int] = []
     try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            return [int(x) for x in handle.read().split()]
+        tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return []
+        return found
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                found.extend(int(x) for x in handle.read().split())
+        except OSError:
+            continue
+    return found
+
+
+def _parent_map() -> dict[int, list[int]]:
+    """Children of every process, from a full ``/proc`` scan (kernels without
+    ``/proc/PID/task/TID/children``)."""
+    tree: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                ppid = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        tree.setdefault(ppid, []).append(int(name))
+    return tree
+
+
+HAVE_CHILDREN_FILE = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
 
 
 def descendants() -> list[int]:
     """Every live process below this one (zombies excluded)."""
+    tree = None if HAVE_CHILDREN_FILE else _parent_map()
     found: list[int] = []
-    todo = _children(os.getpid())
+    todo = _children(os.getpid()) if tree is None else list(tree.get(os.getpid(), []))
     while todo:
         pid = todo.pop()
         found.append(pid)
-        todo.extend(_children(pid))
+        todo.extend(_children(pid) if tree is None else tree.get(pid, []))
     return [pid for pid in found if not _zombie(pid)]
 
 
@@ -268,9 +297,9 @@ class Reaper:
             return False
         if not data:
             return False  # the agent is gone
+        reply: dict[str, object]
         try:
-            pid = self._fork(json.loads(data), fds)
-            reply = {"pid": pid}
+            reply = {"pid": self._fork(json.loads(data), fds)}
         except (OSError, ValueError) as err:
             reply = {"error": str(err)}
         for fd in fds:
@@ -300,7 +329,8 @@ class Reaper:
             if pid == 0:
                 break
             self.supervisors.discard(pid)
-        strays = [pid for pid in _children(os.getpid()) if pid not in self.supervisors]
+        mine = _children(os.getpid()) if HAVE_CHILDREN_FILE else _parent_map().get(os.getpid(), [])
+        strays = [pid for pid in mine if pid not in self.supervisors]
         if strays:  # re-parented to us: their supervisor died without cleaning up
             _signal(strays, signal.SIGKILL)
 

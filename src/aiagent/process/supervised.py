@@ -110,6 +110,7 @@ class _Reaper:
         self.lock = threading.Lock()
         self.sock: socket.socket | None = None
         self.popen: subprocess.Popen[bytes] | None = None
+        self.owner = 0  # the process that started it (a forked copy of us starts its own)
 
     def _start(self) -> socket.socket:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -126,7 +127,7 @@ class _Reaper:
         finally:
             theirs.close()
         ours.settimeout(START_TIMEOUT)
-        self.sock = ours
+        self.sock, self.owner = ours, os.getpid()
         return ours
 
     def _stop(self) -> None:
@@ -140,6 +141,8 @@ class _Reaper:
 
     def request(self, payload: bytes, fds: list[int]) -> int:
         with self.lock:
+            if self.sock is not None and self.owner != os.getpid():
+                self.sock, self.popen = None, None  # inherited through fork: not ours to use
             for attempt in (1, 2):
                 sock = self.sock or self._start()
                 try:
