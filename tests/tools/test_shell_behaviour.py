@@ -97,8 +97,9 @@ def test_truncation_golden() -> None:
     text = "".join(f"{i:03}\n" for i in range(1, 21))  # 80 bytes
     assert truncate_middle(text, 100) == text
     assert truncate_middle(text, 8) == "001\n002\n003\n004\n…12 tokens truncated…017\n018\n019\n020\n"
-    assert formatted_truncate(text, 8).startswith("Total output lines: 20\n\n001\n")
-    assert truncate_middle("😀" * 10, 3) == "😀…8 tokens truncated…😀"
+    assert formatted_truncate(text, 8).startswith(
+        "Warning: truncated output (original token count: 20)\nTotal output lines: 20\n\n001\n")
+    assert truncate_middle("😀" * 10, 3) == "😀…7 tokens truncated…😀"
 
 
 def test_capture_is_bounded(tmp_path: Path) -> None:

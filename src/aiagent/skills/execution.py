@@ -1,60 +1,49 @@
-"""Running a command for a skill: own process group, time limit, bounded output."""
+"""Running a command for a skill, through the one process runner (:mod:`aiagent.process.runner`):
+its own supervised process tree, a time limit, bounded output, and nothing left running."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
-import signal
 from pathlib import Path
 from typing import Any
 
 
-async def _read_capped(stream: asyncio.StreamReader | None, cap: int, sink: list[bytes]) -> None:
-    if stream is None:
-        return
-    kept = 0
-    while chunk := await stream.read(65536):
-        if kept < cap:
-            sink.append(chunk[: cap - kept])
-            kept += len(chunk)
+class _Head:
+    """The first ``cap`` characters of each stream."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.parts: dict[str, list[str]] = {"stdout": [], "stderr": []}
+        self.kept: dict[str, int] = {"stdout": 0, "stderr": 0}
+
+    def __call__(self, stream: str, text: str) -> None:
+        room = self.cap - self.kept.get(stream, 0)
+        if room > 0:
+            self.parts.setdefault(stream, []).append(text[:room])
+            self.kept[stream] = self.kept.get(stream, 0) + min(room, len(text))
+
+    def text(self, stream: str) -> str:
+        return "".join(self.parts.get(stream, []))
 
 
 async def run_command(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, cap: int) -> dict[str, Any]:
     """Run ``argv``; return stdout, stderr, exit_code, timed_out. Never hangs past ``timeout``."""
+    from aiagent.process.capture import Capture
+    from aiagent.process.runner import Limits, new_tag, spawn
+    from aiagent.process.tree import TAG_VARIABLE
+
+    head = _Head(cap)
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-        )
+        running = await spawn(argv, cwd=cwd, env={**env, TAG_VARIABLE: new_tag()},
+                              capture=Capture(None, 0, 0, 0), on_output=head, grace=0.5)
     except FileNotFoundError:
         return {"stdout": "", "stderr": f"{argv[0]}: command not found", "exit_code": 127, "timed_out": False}
     except OSError as exc:
         return {"stdout": "", "stderr": f"{argv[0]}: {exc.strerror}", "exit_code": 126, "timed_out": False}
-    out: list[bytes] = []
-    err: list[bytes] = []
-    readers = asyncio.gather(_read_capped(proc.stdout, cap, out), _read_capped(proc.stderr, cap, err))
-    timed_out = False
-    try:
-        await asyncio.wait_for(proc.wait(), timeout)
-    except (TimeoutError, asyncio.CancelledError) as exc:
-        timed_out = True
-        _kill(proc)
-        await proc.wait()
-        if isinstance(exc, asyncio.CancelledError):
-            readers.cancel()
-            raise
-    _kill(proc)  # whatever it left running in its group
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(readers, 1.0)
+    outcome = await running.supervise(Limits(timeout=timeout, kill_grace=0.5))
+    timed_out = outcome.timed_out
     return {
-        "stdout": b"".join(out).decode("utf-8", "replace"),
-        "stderr": b"".join(err).decode("utf-8", "replace") + (f"\n[timed out after {timeout:g}s]" if timed_out else ""),
-        "exit_code": -1 if timed_out else proc.returncode,
+        "stdout": head.text("stdout"),
+        "stderr": head.text("stderr") + (f"\n[timed out after {timeout:g}s]" if timed_out else ""),
+        "exit_code": -1 if timed_out else outcome.exit_code,
         "timed_out": timed_out,
     }
-
-
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)

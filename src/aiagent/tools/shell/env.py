@@ -1,15 +1,22 @@
-"""The environment a command runs in: non-interactive, no pager, no colour.
+"""The environment a command runs in: non-interactive, no pager, no colour, UTF-8.
 
 Every command gets these variables on top of the agent's own environment (then any
 ``[tools.shell] env`` table from the configuration), so that tools never stop to ask,
-page or draw colours the model cannot read:
+page or draw colours the model cannot read. The first group is Codex CLI's
+``UNIFIED_EXEC_ENV`` (``codex-rs/core/src/unified_exec/process_manager.rs``), set with the
+same values and, like Codex, overriding what the agent inherited:
 
 =====================  ===========  ====================================================
 variable               value        why
 =====================  ===========  ====================================================
-PAGER, GIT_PAGER,      cat          ``git log``, ``man``, ``gh`` never wait in a pager
-MANPAGER, GH_PAGER
-NO_COLOR, TERM         1, dumb      plain text (``TERM`` stays as given for PTY sessions)
+NO_COLOR               1            plain text (Codex)
+TERM                   dumb         (Codex; also for ``tty: true`` sessions)
+LANG, LC_CTYPE,        C.UTF-8      UTF-8 output whatever the user's locale (Codex)
+LC_ALL
+COLORTERM              (empty)      (Codex)
+PAGER, GIT_PAGER,      cat          ``git log``, ``gh`` never wait in a pager (Codex)
+GH_PAGER
+MANPAGER               cat          ``man`` neither
 CLICOLOR               0
 CI                     1            test runners and installers pick non-interactive modes
 GIT_TERMINAL_PROMPT    0            git fails instead of asking for credentials
@@ -20,6 +27,9 @@ PIP_NO_INPUT           1
 PYTHONUNBUFFERED       1            Python output streams live
 AIAGENT_PROC_TAG       <unique>     marks every process of one command (tree kill)
 =====================  ===========  ====================================================
+
+Codex also sets ``CODEX_CI=1``; we do not claim to be Codex (``CI=1`` plays that part).
+Codex sets its group for ``exec_command`` only; we set it for every command.
 """
 
 from __future__ import annotations
@@ -27,16 +37,26 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-TAG_VARIABLE = "AIAGENT_PROC_TAG"
+from aiagent.process.tree import TAG_VARIABLE
 
-NON_INTERACTIVE: dict[str, str] = {
+__all__ = ["CODEX_EXEC_ENV", "NON_INTERACTIVE", "TAG_VARIABLE", "command_env"]
+
+CODEX_EXEC_ENV: dict[str, str] = {
+    "NO_COLOR": "1",
+    "TERM": "dumb",
+    "LANG": "C.UTF-8",
+    "LC_CTYPE": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "COLORTERM": "",
     "PAGER": "cat",
     "GIT_PAGER": "cat",
-    "MANPAGER": "cat",
     "GH_PAGER": "cat",
-    "NO_COLOR": "1",
+}
+
+NON_INTERACTIVE: dict[str, str] = {
+    **CODEX_EXEC_ENV,
+    "MANPAGER": "cat",
     "CLICOLOR": "0",
-    "TERM": "dumb",
     "CI": "1",
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_EDITOR": "true",
@@ -55,12 +75,13 @@ def command_env(
     tty: bool = False,
     base: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The environment for one command; ``tag`` marks all of its processes."""
+    """The environment for one command; ``tag`` marks all of its processes.
+
+    ``tty`` is accepted for callers that open a PTY; like Codex, the environment is the
+    same (``TERM=dumb``) either way."""
+    del tty
     env = dict(os.environ if base is None else base)
     env.update(NON_INTERACTIVE)
-    if tty:
-        env["TERM"] = "xterm-256color"
-    env.setdefault("LANG", "C.UTF-8")
     for key, value in (extra or {}).items():
         env[str(key)] = str(value)
     env[TAG_VARIABLE] = tag

@@ -11,8 +11,8 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
+from aiagent.process.runner import Limits, Outcome, Running
 from aiagent.tools.base import ToolError
-from aiagent.tools.shell.process import Limits, Outcome, Running
 
 
 @dataclass
@@ -90,6 +90,7 @@ class JobManager:
             # Only jobs writing straight to their log can outlive us; the others read
             # through our pipes and would die with the agent anyway.
             if keep and job.outcome is None and job.running.detached:
+                job.running.kept = True
                 if job.watcher is not None:
                     job.watcher.cancel()
                 continue

@@ -48,7 +48,11 @@ class ShellSettings:
 
     @classmethod
     def from_ctx(cls, ctx: ToolContext) -> ShellSettings:
-        raw = ctx.settings.get("shell", {})
+        return cls.from_table(ctx.settings.get("shell", {}))
+
+    @classmethod
+    def from_table(cls, raw: object) -> ShellSettings:
+        """From the raw ``[tools.shell]`` table (a one-line :class:`ToolError` if wrong)."""
         if not isinstance(raw, dict):
             raise ToolError("[tools.shell] must be a table")
         known = {f.name: f for f in fields(cls)}

@@ -18,13 +18,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiagent.process.capture import Capture
+from aiagent.process.runner import Limits, Running, new_tag, spawn
 from aiagent.tools.base import ToolContext, ToolEffect, ToolError
-from aiagent.tools.shell.capture import Capture
 from aiagent.tools.shell.env import command_env
-from aiagent.tools.shell.process import Limits, Running, new_tag, spawn
 from aiagent.tools.shell.runtime import runtime
-from aiagent.tools.shell.tools import sandboxed, shell_argv
-from aiagent.tools.shell.truncate import approx_token_count, truncate_middle
+from aiagent.tools.shell.tools import APPROVAL_PROPS, sandboxed, shell_argv
+from aiagent.tools.shell.truncate import approx_token_count, formatted_truncate
 from aiagent.tools.tooldef import BuiltinTool, boolean, int_arg, number, schema, string
 from aiagent.tools.workspace import resolve_path
 
@@ -116,7 +116,7 @@ def format_response(started: float, output: str, max_tokens: int, exit_code: int
     if session_id is not None:
         sections.append(f"Process running with session ID {session_id}")
     sections.append(f"Original token count: {approx_token_count(output)}")
-    sections += ["Output:", truncate_middle(output, max_tokens)]
+    sections += ["Output:", formatted_truncate(output, max_tokens)]
     return "\n".join(sections)
 
 
@@ -130,16 +130,6 @@ async def respond(mgr: SessionManager, session: Session, started: float, yield_m
     return format_response(started, text, tokens, None, session.id)
 
 
-_APPROVAL = {
-    "sandbox_permissions": string(
-        'Sandbox permissions for the command. Set to "require_escalated" to request running '
-        'without sandbox restrictions; defaults to "use_default".'
-    ),
-    "justification": string(
-        'Only set if sandbox_permissions is "require_escalated". 1-sentence explanation of why '
-        "we want to run this command."
-    ),
-}
 _YIELD = number("How long to wait (in milliseconds) for output before yielding.")
 _TOKENS = number("Maximum number of tokens to return. Excess output will be truncated.")
 
@@ -159,7 +149,7 @@ class ExecCommandTool(BuiltinTool):
             ),
             "yield_time_ms": _YIELD,
             "max_output_tokens": _TOKENS,
-            **_APPROVAL,
+            **APPROVAL_PROPS,
         },
         ["cmd"],
     )
@@ -177,7 +167,7 @@ class ExecCommandTool(BuiltinTool):
         capture = Capture(rt.new_log("exec"), 0, SESSION_BUFFER_BYTES, settings.log_max_bytes)
         env = command_env(new_tag(), settings.env, tty=tty)
         try:
-            running = await spawn(argv, cwd=cwd, env=env, capture=capture, tty=tty)
+            running = await spawn(argv, cwd=cwd, env=env, capture=capture, tty=tty, grace=settings.kill_grace)
         except OSError as err:
             raise ToolError(f"exec_command failed: {err.strerror or err}") from None
         mgr = rt.sessions

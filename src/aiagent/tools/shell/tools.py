@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiagent.process.capture import Capture
+from aiagent.process.runner import Limits, Outcome, Running, new_tag, spawn, spawn_detached
 from aiagent.tools.base import READ, ToolContext, ToolEffect, ToolError, ToolResult
-from aiagent.tools.shell.capture import Capture
 from aiagent.tools.shell.env import command_env
 from aiagent.tools.shell.jobs import Job
-from aiagent.tools.shell.process import Limits, Outcome, Running, new_tag, spawn, spawn_detached
 from aiagent.tools.shell.runtime import ShellRuntime, ShellSettings, runtime
 from aiagent.tools.shell.truncate import formatted_truncate, line_count, truncate_middle
 from aiagent.tools.tooldef import BuiltinTool, boolean, int_arg, number, schema, string
@@ -95,7 +95,8 @@ async def start(ctx: ToolContext, rt: ShellRuntime, argv: list[str], cwd: Path, 
     capture = Capture(rt.new_log(kind), half, half, settings.log_max_bytes)
     env = command_env(new_tag(), settings.env)
     try:
-        return await spawn(argv, cwd=cwd, env=env, capture=capture, on_output=_emitter(ctx))
+        return await spawn(argv, cwd=cwd, env=env, capture=capture, on_output=_emitter(ctx),
+                           grace=settings.kill_grace)
     except OSError as err:
         capture.close()
         name = argv[0] if argv else ""
@@ -133,7 +134,8 @@ async def run_background(ctx: ToolContext, argv: list[str], cwd: Path, command: 
     capture = Capture.external(rt.new_log("job"), half, half)
     argv = sandboxed(argv, ctx)
     try:
-        running = spawn_detached(argv, cwd=cwd, env=command_env(new_tag(), rt.settings.env), capture=capture)
+        running = spawn_detached(argv, cwd=cwd, env=command_env(new_tag(), rt.settings.env), capture=capture,
+                                 supervised=not rt.settings.keep_jobs, grace=rt.settings.kill_grace)
     except OSError as err:
         raise ToolError(f"execution error: {err.strerror or err}: {argv[0]!r}") from None
     job = rt.jobs.adopt(running, command, rt.settings.kill_grace)
@@ -237,15 +239,33 @@ def _job_started(job: Job, initial: str) -> str:
 
 # -- the tools ---------------------------------------------------------------------------
 
-_APPROVAL_PROPS = {
+# Codex's approval parameters (``create_approval_parameters``), on every shell-like tool.
+# ``sandbox_permissions: "require_escalated"`` makes the approval policy ask; ``justification``
+# and ``prefix_rule`` are accepted and validated but grant nothing: a saved grant is always
+# the normalised prefix of the command the user approved, never a rule the model proposes.
+APPROVAL_PROPS: dict[str, Any] = {
     "sandbox_permissions": string(
         'Sandbox permissions for the command. Set to "require_escalated" to request running '
         'without sandbox restrictions; defaults to "use_default".'
     ),
     "justification": string(
-        'Only set if sandbox_permissions is "require_escalated". 1-sentence explanation of why '
-        "we want to run this command."
+        'Only set if sandbox_permissions is "require_escalated".\n'
+        "Request approval from the user to run this command outside the sandbox.\n"
+        "Phrased as a simple question that summarizes the purpose of the\n"
+        "command as it relates to the task at hand - e.g. 'Do you want to\n"
+        "fetch and pull the latest version of this git branch?'"
     ),
+    "prefix_rule": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": (
+            "Only specify when sandbox_permissions is `require_escalated`.\n"
+            "Suggest a prefix command pattern that will allow you to fulfill similar requests "
+            "from the user in the future.\n"
+            'Should be a short but reasonable prefix, e.g. ["git", "pull"] or ["uv", "run"] or '
+            '["pytest"].'
+        ),
+    },
 }
 _BACKGROUND_PROP = {
     "run_in_background": boolean(
@@ -320,7 +340,7 @@ class ShellTool(_CommandTool):
             "command": {"type": "array", "items": {"type": "string"}, "description": "The command to execute"},
             "workdir": string("The working directory to execute the command in"),
             "timeout_ms": number("The timeout for the command in milliseconds"),
-            **_APPROVAL_PROPS,
+            **APPROVAL_PROPS,
             **_BACKGROUND_PROP,
         },
         ["command"],
@@ -347,7 +367,7 @@ class ShellCommandTool(_CommandTool):
             "workdir": string("The working directory to execute the command in"),
             "login": boolean("Whether to run the shell with login shell semantics. Defaults to true."),
             "timeout_ms": number("The timeout for the command in milliseconds"),
-            **_APPROVAL_PROPS,
+            **APPROVAL_PROPS,
             **_BACKGROUND_PROP,
         },
         ["command"],

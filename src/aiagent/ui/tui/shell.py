@@ -1,22 +1,27 @@
 """``!command``: the user runs a shell command; its output is shown live and shared with
 the model along with the next message. Esc (or Ctrl-C) stops the command and everything
-it started."""
+it started.
+
+The command goes through the same process runner as the shell tool
+(:mod:`aiagent.process.runner`): output is read as it comes (``!sleep 6 & echo hi``
+returns as soon as the shell exits; the background ``sleep`` is stopped), the
+``[tools.shell]`` hard and inactivity timeouts apply, only the head and tail of the output
+are kept in memory, and the whole process tree is killed at the end."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import signal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiagent.core.events import ToolCallEvent, ToolOutputEvent, ToolResultEvent
 from aiagent.ui.tui import render
 
 if TYPE_CHECKING:
+    from aiagent.process.runner import Outcome, Running
     from aiagent.ui.tui.app import InteractiveApp
 
-SHARE_LIMIT = 30_000
+SHARE_LIMIT = 30_000  # characters of output shared with the model
+KEPT_BYTES = SHARE_LIMIT // 2  # bytes of head and of tail kept in memory
 
 
 def capped(text: str, limit: int = SHARE_LIMIT) -> str:
@@ -26,25 +31,57 @@ def capped(text: str, limit: int = SHARE_LIMIT) -> str:
     return f"{text[:half]}\n… [{len(text) - limit} characters cut] …\n{text[-half:]}"
 
 
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
-async def _pump(proc: asyncio.subprocess.Process, view: object, parts: list[str]) -> None:
-    assert proc.stdout is not None
-    while chunk := await proc.stdout.read(4096):
-        text = chunk.decode("utf-8", errors="replace")
-        parts.append(text)
-        view.handle(ToolOutputEvent("user-shell", "stdout", text))  # type: ignore[attr-defined]
-
-
-async def _keys(keys: object, proc: asyncio.subprocess.Process, view: object) -> None:
+async def _keys(keys: Any, stop: asyncio.Event, view: Any) -> None:
     while True:
-        key = await keys.get()  # type: ignore[attr-defined]
-        if key in ("escape", "c-c"):
-            view.print(render.notice("■ stopping the command", "yellow"))  # type: ignore[attr-defined]
-            _kill(proc)
+        key = await keys.get()
+        if key in ("escape", "c-c") and not stop.is_set():
+            view.print(render.notice("■ stopping the command", "yellow"))
+            stop.set()
+
+
+def _shell_settings(app: InteractiveApp) -> Any:
+    from aiagent.tools.base import ToolError
+    from aiagent.tools.shell.runtime import ShellSettings
+
+    settings = app.settings
+    tools = settings.get("tools", {}) if settings is not None else {}
+    try:
+        return ShellSettings.from_table(tools.get("shell", {}) if isinstance(tools, dict) else {})
+    except ToolError:
+        return ShellSettings()
+
+
+async def _start(app: InteractiveApp, command: str, view: Any) -> Running:
+    from aiagent.process.capture import Capture
+    from aiagent.process.runner import new_tag, spawn
+    from aiagent.tools.shell.env import command_env
+
+    settings = _shell_settings(app)
+    shell = app.env.get("SHELL") or "/bin/sh"
+    env = command_env(new_tag(), settings.env, base=app.env)
+
+    def sink(stream: str, text: str) -> None:
+        view.handle(ToolOutputEvent("user-shell", "stdout", text))
+
+    return await spawn([shell, "-c", command], cwd=app.workspace, env=env,
+                       capture=Capture(None, KEPT_BYTES, KEPT_BYTES, 0), on_output=sink,
+                       merge_stderr=True, grace=settings.kill_grace)
+
+
+def _limits(app: InteractiveApp) -> Any:
+    from aiagent.process.runner import Limits
+
+    settings = _shell_settings(app)
+    return Limits(timeout=settings.timeout or None, inactivity=settings.inactivity_timeout or None,
+                  kill_grace=settings.kill_grace)
+
+
+def _status(outcome: Outcome | None, code: int | None) -> str:
+    if outcome is not None and outcome.reason in ("timeout", "inactivity_timeout"):
+        return f"timed out after {outcome.duration:.0f} s"
+    if outcome is not None and outcome.canceled:
+        return "stopped"
+    return f"exit code {code}"
 
 
 async def run_user_shell(app: InteractiveApp, command: str) -> None:
@@ -52,40 +89,39 @@ async def run_user_shell(app: InteractiveApp, command: str) -> None:
         app.say(render.notice("usage: !COMMAND (runs in your shell; the output goes to the "
                               "model with your next message)"))
         return
-    shell = app.env.get("SHELL") or "/bin/sh"
-    proc = await asyncio.create_subprocess_exec(
-        shell, "-c", command, cwd=app.workspace, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
-    output = await _show_live(app, proc, command)
-    code = proc.returncode
+    output, status = await _show_live(app, command)  # head + tail: bounded by KEPT_BYTES
     app.extra_context.append(
-        f"<user-shell-command>\n$ {command}\n{capped(output).rstrip()}\n[exit code {code}]\n"
+        f"<user-shell-command>\n$ {command}\n{output.rstrip()}\n[{status}]\n"
         "</user-shell-command>")
-    app.say(render.notice(f"  exit code {code} · shared with your next message"))
+    app.say(render.notice(f"  {status} · shared with your next message"))
 
 
-async def _show_live(app: InteractiveApp, proc: asyncio.subprocess.Process, command: str) -> str:
+async def _show_live(app: InteractiveApp, command: str) -> tuple[str, str]:
     """Stream the command's output into a tool-style block; Esc kills it."""
     from aiagent.ui.tui.running import key_reader, make_view
 
-    view, parts = make_view(app), list[str]()
+    view = make_view(app)
     view.label = "Running your command"
     view.start()
     view.handle(ToolCallEvent("user-shell", "!", {"command": command}))
+    outcome: Outcome | None = None
+    output, code = "", None
     try:
+        running = await _start(app, command, view)
+        stop = asyncio.Event()
         with key_reader(app) as keys:
-            watcher = asyncio.ensure_future(_keys(keys, proc, view)) if keys else None
+            watcher = asyncio.ensure_future(_keys(keys, stop, view)) if keys else None
             try:
-                await _pump(proc, view, parts)
-                await proc.wait()
+                outcome = await running.supervise(_limits(app), stop)
             finally:
                 if watcher is not None:
                     watcher.cancel()
+        output, code = running.capture.text(), running.exit_status()
+    except OSError as err:
+        output = f"{command.split()[0] if command.split() else command}: {err.strerror or err}"
     finally:
-        _kill(proc)
-        output = "".join(parts)
-        view.handle(ToolResultEvent("user-shell", "!", output or f"exit code {proc.returncode}",
-                                    proc.returncode not in (0, None)))
+        status = _status(outcome, code)
+        view.handle(ToolResultEvent("user-shell", "!", output or status, code != 0))
         await view.stop()
         app.last_blocks = view.finished
-    return output
+    return output, status
