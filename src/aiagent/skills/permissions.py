@@ -99,8 +99,10 @@ def _env_rules() -> dict[str, Any]:
 
 
 def is_secret_name(name: str) -> bool:
+    from aiagent.process.environment import is_secret_name as credential
+
     upper = name.upper()
-    return any(fnmatch.fnmatchcase(upper, p) for p in _env_rules()["never"])
+    return credential(name) or any(fnmatch.fnmatchcase(upper, p) for p in _env_rules()["never"])
 
 
 def env_names(declared: Iterable[str]) -> list[str]:

@@ -94,3 +94,46 @@ def test_a_clean_repository_works_in_every_mode(agent_run, project: Path, mode: 
     run = agent_run([("git_status", {}), ("git_log", {})], "--approval-mode", mode)
     assert run.proc.returncode == 0, run.proc.stderr
     assert "M README.md" in run.tool_results() and "first" in run.tool_results()
+
+
+def _user_config(tmp_path: Path, text: str) -> None:
+    config = tmp_path / "home" / ".config" / "aiagent" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(text)
+
+
+def test_git_run_by_a_shell_command_runs_no_repository_program(agent_run, project: Path,
+                                                                tmp_path: Path) -> None:
+    """Outside the sandbox too (the user turned it off): a `git status` the model runs in the
+    shell gets the hardening configuration in its environment, so fsmonitor, hooks and
+    drivers of the repository stay unrun, and git still answers."""
+    marker = tmp_path / "marker"
+    _make_repo(project)
+    _make_hostile(project, marker)
+    _user_config(tmp_path, '[sandbox]\nbackend = "none"\n\n[tools.shell]\nlogin = false\n')
+    calls = [("shell_command", {"command": "git status --short; git diff | head -5; git log -1 --oneline"})]
+    run = agent_run(calls, "--approval-mode", "full-auto")
+    assert run.proc.returncode == 0, run.proc.stderr
+    results = run.tool_results()
+    # status and log answer; `git diff` stops instead of running the repository's external
+    # diff (the git_diff tool, which can pass --no-ext-diff, shows the change)
+    assert "M README.md" in results and "first" in results
+    assert "external diff died" in results
+    assert not marker.exists(), marker.read_text()
+
+
+def test_commands_do_not_get_the_agents_credentials(agent_run, project: Path,
+                                                     tmp_path: Path) -> None:
+    """Provider keys and tokens stay out of a command's environment (a repository's test
+    script could print or send them); a user can hand named ones on with keep_env."""
+    _user_config(tmp_path, '[tools.shell]\nlogin = false\nkeep_env = ["GITHUB_TOKEN"]\n')
+    probe = ('for v in OPENAI_API_KEY ANTHROPIC_API_KEY NPM_TOKEN GITHUB_TOKEN HOME; do '
+             'if [ -n "$(printenv $v)" ]; then echo "$v=set"; else echo "$v=unset"; fi; done')
+    run = agent_run([("shell_command", {"command": probe})], "--approval-mode", "full-auto",
+                    env={"ANTHROPIC_API_KEY": "sk-ant-x", "NPM_TOKEN": "npm_x",
+                         "GITHUB_TOKEN": "ghp_x"})
+    assert run.proc.returncode == 0, run.proc.stderr
+    results = run.tool_results()
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NPM_TOKEN"):
+        assert f"{name}=unset" in results
+    assert "GITHUB_TOKEN=set" in results and "HOME=set" in results

@@ -35,8 +35,10 @@ Codex sets its group for ``exec_command`` only; we set it for every command.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 
+from aiagent.process.environment import without_secrets
 from aiagent.process.tree import TAG_VARIABLE
 
 __all__ = ["CODEX_EXEC_ENV", "NON_INTERACTIVE", "TAG_VARIABLE", "command_env"]
@@ -74,15 +76,33 @@ def command_env(
     *,
     tty: bool = False,
     base: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    keep: Iterable[str] = (),
 ) -> dict[str, str]:
     """The environment for one command; ``tag`` marks all of its processes.
 
-    ``tty`` is accepted for callers that open a PTY; like Codex, the environment is the
-    same (``TERM=dumb``) either way."""
+    Credentials of the agent's environment (provider keys, tokens: see
+    :mod:`aiagent.process.environment`) are left out unless named in ``keep``
+    (``[tools.shell] keep_env``). With ``cwd``, git configuration that neutralises a
+    repository's fsmonitor, hooks, pagers and drivers is added, so a ``git`` the command
+    runs cannot run the repository's programs. ``tty`` is accepted for callers that open a
+    PTY; like Codex, the environment is the same (``TERM=dumb``) either way."""
     del tty
-    env = dict(os.environ if base is None else base)
+    env = without_secrets(os.environ if base is None else base, keep)
     env.update(NON_INTERACTIVE)
+    if cwd is not None:
+        env.update(_git_hardening(cwd, env))
     for key, value in (extra or {}).items():
         env[str(key)] = str(value)
     env[TAG_VARIABLE] = tag
     return env
+
+
+def _git_hardening(cwd: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """``GIT_CONFIG_*`` entries for ``cwd``; none when git is absent or cannot read it."""
+    from aiagent.process.git import GitError, config_env
+
+    try:
+        return config_env(cwd, env)
+    except (GitError, OSError):
+        return {}

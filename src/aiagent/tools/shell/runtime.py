@@ -42,6 +42,7 @@ class ShellSettings:
     login: bool = True  # run shells with login semantics (-l), as Codex does
     shell: str = ""  # shell binary; empty = $SHELL or /bin/bash
     env: dict[str, Any] = field(default_factory=dict)  # extra environment variables
+    keep_env: list[str] = field(default_factory=list)  # credentials commands still get
     job_start_wait: float = 1.0  # output collected when a job starts
     keep_jobs: bool = False  # leave background jobs running when the run ends
     max_sessions: int = 64  # live exec_command sessions before pruning
@@ -79,6 +80,10 @@ def _coerce(key: str, value: Any, default: Any) -> Any:
             return float(value)
         if isinstance(default, dict):
             return dict(value)
+        if isinstance(default, list):
+            if not isinstance(value, list):
+                raise TypeError
+            return [str(v) for v in value]
         return str(value)
     except (TypeError, ValueError):
         raise ToolError(f"[tools.shell] {key}: expected a {type(default).__name__}, got {value!r}") from None

@@ -165,7 +165,7 @@ class ExecCommandTool(BuiltinTool):
         cwd = resolve_path(ctx, args.get("workdir") or ".", field="workdir")
         tty = bool(args.get("tty", False))
         capture = Capture(rt.new_log("exec"), 0, SESSION_BUFFER_BYTES, settings.log_max_bytes)
-        env = command_env(new_tag(), settings.env, tty=tty)
+        env = command_env(new_tag(), settings.env, tty=tty, cwd=cwd, keep=settings.keep_env)
         try:
             running = await spawn(argv, cwd=cwd, env=env, capture=capture, tty=tty, grace=settings.kill_grace)
         except OSError as err:

@@ -93,7 +93,7 @@ async def start(ctx: ToolContext, rt: ShellRuntime, argv: list[str], cwd: Path, 
     settings = rt.settings
     half = max(1024, settings.memory_bytes // 2)
     capture = Capture(rt.new_log(kind), half, half, settings.log_max_bytes)
-    env = command_env(new_tag(), settings.env)
+    env = command_env(new_tag(), settings.env, cwd=cwd, keep=settings.keep_env)
     try:
         return await spawn(argv, cwd=cwd, env=env, capture=capture, on_output=_emitter(ctx),
                            grace=settings.kill_grace)
@@ -134,7 +134,8 @@ async def run_background(ctx: ToolContext, argv: list[str], cwd: Path, command: 
     capture = Capture.external(rt.new_log("job"), half, half)
     argv = sandboxed(argv, ctx)
     try:
-        running = spawn_detached(argv, cwd=cwd, env=command_env(new_tag(), rt.settings.env), capture=capture,
+        env = command_env(new_tag(), rt.settings.env, cwd=cwd, keep=rt.settings.keep_env)
+        running = spawn_detached(argv, cwd=cwd, env=env, capture=capture,
                                  supervised=not rt.settings.keep_jobs, grace=rt.settings.kill_grace)
     except OSError as err:
         raise ToolError(f"execution error: {err.strerror or err}: {argv[0]!r}") from None
