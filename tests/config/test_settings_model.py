@@ -132,8 +132,8 @@ def test_code_defaults_match_the_model() -> None:
     model = schema.defaults()["tools"]
     shell = ShellSettings()
     assert {f.name: getattr(shell, f.name) for f in fields(shell)} == model["shell"]
-    assert (DEFAULT_MAX_ROUNDS, DEFAULT_MAX_RESULT_CHARS) == (
-        model["tags"]["max_rounds"], model["tags"]["max_result_chars"])
+    tags = model["tags"]
+    assert tags == {"max_rounds": DEFAULT_MAX_ROUNDS, "max_result_chars": DEFAULT_MAX_RESULT_CHARS}
 
 
 def test_loading_settings_does_not_import_jsonschema(tmp_path: Path) -> None:
