@@ -158,7 +158,7 @@ def to_json(t: Transcript) -> dict[str, Any]:
         "tool_calls": t.tool_calls,
         "usage": done.usage.as_dict() if done else {},
         "stop_reason": done.stop_reason if done else "error",
-        "exit_code": done.exit_code if done else 1,
+        "exit_code": done.exit_code if done else 5,
         "errors": t.errors,
     }
 
@@ -260,4 +260,4 @@ def run_headless(
     if opened.recorder.error:
         err.write(f"aiagent: warning: {opened.recorder.error}\n")
     opened.close()
-    return transcript.done.exit_code if transcript.done else 1
+    return transcript.done.exit_code if transcript.done else 5
