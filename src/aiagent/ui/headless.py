@@ -257,7 +257,9 @@ def run_headless(
     transcript = asyncio.run(drive(agent, prompt, renderer))
     renderer.finish(transcript)
     out.flush()
-    if opened.recorder.error:
-        err.write(f"aiagent: warning: {opened.recorder.error}\n")
+    code = transcript.done.exit_code if transcript.done else 5
+    if opened.recorder.error:  # a turn that was not saved is never a silent success
+        err.write(f"aiagent: error: {opened.recorder.error}\n")
+        code = code or 2
     opened.close()
-    return transcript.done.exit_code if transcript.done else 5
+    return code
