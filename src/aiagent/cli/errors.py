@@ -98,7 +98,9 @@ def _unexpected(exc: Exception, debug: bool) -> int:
 
 
 def _say(message: str) -> int:
-    line = " ".join(message.split())
+    from aiagent.ui.terminal_text import neutralise
+
+    line = neutralise(" ".join(message.split()))
     sys.stderr.write(f"aiagent: error: {line}\n")
     sys.stderr.flush()
     return EXIT_USAGE
