@@ -53,7 +53,7 @@ def test_bad_config_is_one_line_exit_2(run_cli, tmp_path: Path) -> None:
     proc = run_cli("--headless", "--prompt", "hi")
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0
-    assert "config.toml:2: agent.max_turns: 0 is less than the minimum of 1" in proc.stderr
+    assert "config.toml:2: [agent] max_turns: must be at least 1, got 0" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

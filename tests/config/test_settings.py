@@ -61,7 +61,7 @@ def test_env_overrides(tmp_path: Path) -> None:
 
 
 def test_bad_env_provider(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="^AIAGENT_PROVIDER: 'gemini' is not one of"):
+    with pytest.raises(ConfigError, match='^AIAGENT_PROVIDER: expected one of "anthropic", "openai", "ollama", got the string "gemini"$'):
         Settings.load(tmp_path, env=_env(tmp_path, AIAGENT_PROVIDER="gemini"))
 
 
@@ -69,11 +69,13 @@ def test_bad_env_provider(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ("[agent]\nmax_turns = \n", r"config.toml:2: invalid TOML: "),
-        ("[agent]\n\nmax_turns = \"many\"\n", r"config.toml:3: agent.max_turns: 'many' is not of type 'integer'"),
+        ("[agent]\n\nmax_turns = \"many\"\n",
+         r'config.toml:3: \[agent\] max_turns: expected an integer, got the string "many"$'),
         ("[provider]\ndefault = \"anthropic\"\n[provider.openai]\nmodle = \"x\"\n",
-         r"config.toml:4: provider.openai.modle: unknown key"),
-        ("[agent]\napproval_mode = \"yolo\"\n", r"config.toml:2: agent.approval_mode: 'yolo' is not one of"),
-        ("agent = 3\n", r"config.toml:1: agent: 3 is not of type 'object'"),
+         r'config.toml:4: \[provider.openai\] modle: unknown key \(did you mean "model"\?\)$'),
+        ("[agent]\napproval_mode = \"yolo\"\n",
+         r'config.toml:2: \[agent\] approval_mode: expected one of "read-only", "prompt", '),
+        ("agent = 3\n", r"config.toml:1: agent: expected a table, got the integer 3$"),
     ],
 )
 def test_bad_config_names_file_line_and_key(tmp_path: Path, text: str, message: str) -> None:

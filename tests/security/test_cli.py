@@ -84,7 +84,7 @@ def test_diff_scope_scans_only_changed_files(tmp_path: Path) -> None:
     files = {f["location"]["file"] for f in json.loads(result.output)["findings"]}
     assert files == {"new.py"}
     bad = invoke(str(tmp_path), "--scope", "diff", "--diff", "nope..HEAD")
-    assert bad.exit_code == 2 and bad.output.startswith("error: --diff: nope..HEAD:")
+    assert bad.exit_code == 2 and bad.output.startswith("aiagent: error: --diff: nope..HEAD:")
 
 
 def test_history_finds_a_removed_secret(tmp_path: Path) -> None:

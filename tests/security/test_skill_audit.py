@@ -168,7 +168,7 @@ def test_bad_rule_file_is_one_line_exit_2(tmp_path: Path, pack: str, message: st
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
-    assert lines[0].startswith("error: skill bad-rules: ") and "rules/sast.yaml" in lines[0]
+    assert lines[0].startswith("aiagent: error: skill bad-rules: ") and "rules/sast.yaml" in lines[0]
     assert message in lines[0]
 
 
@@ -183,11 +183,11 @@ def test_broken_and_unknown_skills(tmp_path: Path) -> None:
     assert {f["id"] for f in findings(proc)} == {"PY-CMDI-001"}
     proc = audit(tmp_path, str(project), "--skills", "no-such-skill")
     assert proc.returncode == 2
-    assert proc.stderr.startswith("error: --skills: no-such-skill: no such skill")
+    assert proc.stderr.startswith("aiagent: error: --skills: no-such-skill: no such skill")
     proc = audit(tmp_path, str(project), "--skills", str(REPO / "examples" / "skills" / "word-tools"))
     assert proc.returncode == 0 and "not a security-rule skill" in proc.stderr
     proc = audit(tmp_path, str(project), "--skills", "./no-folder")
-    assert proc.returncode == 2 and proc.stderr.startswith("error: --skills: no-folder: no skill there")
+    assert proc.returncode == 2 and proc.stderr.startswith("aiagent: error: --skills: no-folder: no skill there")
 
 
 def test_skill_rules_reach_worker_processes(tmp_path: Path) -> None:

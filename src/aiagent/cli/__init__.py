@@ -38,15 +38,23 @@ def main(argv: list[str] | None = None) -> None:
     if args in (["--version"], ["-V"]):  # the fast path: no click, no config
         sys.stdout.write(f"aiagent, version {__version__}\n")
         return
+    from aiagent.cli.errors import env_debug, guarded
+
+    args, debug = env_debug(args)
+    sys.exit(guarded(lambda: _dispatch(args), debug))
+
+
+def _dispatch(args: list[str]) -> int | None:
     if not args and _at_a_terminal():  # bare `aiagent`: straight to the UI, no click
         from pathlib import Path
 
         from aiagent.ui.tui import run_interactive
 
-        sys.exit(run_interactive({}, Path.cwd()))
+        return run_interactive({}, Path.cwd())
     from aiagent.cli.app import cli
 
-    cli.main(args=args, prog_name="aiagent")
+    result = cli.main(args=args, prog_name="aiagent", standalone_mode=False)
+    return result if isinstance(result, int) else None
 
 
 def _at_a_terminal() -> bool:

@@ -17,10 +17,14 @@ from aiagent.cli import SUBCOMMANDS
 EXIT_CODES_HELP = """\b
 Exit codes:
   0    done
-  1    internal error, or findings over the threshold (security-audit)
-  2    usage or configuration error
-  3    provider error (key missing or rejected, unknown model, retries exhausted)
+  1    gate failed (security-audit findings over the threshold)
+  2    usage, configuration or environment error (bad flag or setting,
+       damaged database, unwritable folder)
+  3    provider unavailable (key missing or rejected, unknown model,
+       retries exhausted)
   4    turn limit or timeout reached
+  5    internal error (run with --debug for the traceback)
+  6    the provider rejected the request as invalid
   130  interrupted (Ctrl-C)
 """
 
@@ -72,6 +76,7 @@ def parse_duration(value: str | None) -> float | None:
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(__version__, "-V", "--version", prog_name="aiagent")
+@click.option("--debug", is_flag=True, help="Show the traceback of an error (or set AIAGENT_DEBUG=1).")
 @click.option("--headless", is_flag=True, help="Run without the interactive UI (for CI).")
 @click.option("-p", "--prompt", help="The task. Piped stdin is appended to it.")
 @click.option(

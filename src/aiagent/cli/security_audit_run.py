@@ -48,7 +48,7 @@ def run(req: AuditRequest) -> int:
         with SkillSession(req.skills, req.approve_skills) as skills:
             return _run(req, skills)
     except SecurityConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"aiagent: error: {exc}", err=True)
         return EXIT_USAGE
 
 

@@ -34,7 +34,7 @@ def import_cmd(path: Path, db_path: Path | None) -> None:
         added = database.add(read_records(path))
         total = database.count()
     except SecurityConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"aiagent: error: {exc}", err=True)
         sys.exit(2)
     finally:
         database.close()

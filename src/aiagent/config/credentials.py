@@ -65,16 +65,34 @@ def file_get(provider: str, env: Mapping[str, str] | None = None) -> str | None:
 
 
 def file_set(provider: str, key: str, env: Mapping[str, str] | None = None) -> Path:
-    """Write the key into the 0600 credentials file (atomically; other providers kept)."""
-    import tomli_w
+    """Write the key into the 0600 credentials file (atomically; other providers kept).
 
+    Raises a one-line :class:`~aiagent.config.settings.ConfigError` naming the folder when
+    it cannot be written (read-only, not ours, a file in the way)."""
     path = credentials_file(env)
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         data = {}
     data[provider] = {"api_key": key}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_private(path, data)
+    except OSError as exc:
+        from aiagent.config.settings import ConfigError
+
+        reason = exc.strerror or str(exc)
+        raise ConfigError(
+            f"cannot save the key: the folder {path.parent} is not writable ({reason}); make it "
+            "writable, set XDG_CONFIG_HOME to another folder, or set "
+            f"{provider.upper()}_API_KEY in the environment instead"
+        ) from None
+    return path
+
+
+def _write_private(path: Path, data: dict[str, object]) -> None:
+    import tomli_w
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".credentials-")
     try:
         os.fchmod(fd, 0o600)
@@ -84,4 +102,3 @@ def file_set(provider: str, key: str, env: Mapping[str, str] | None = None) -> P
     except BaseException:
         os.unlink(tmp)
         raise
-    return path

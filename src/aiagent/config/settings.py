@@ -1,19 +1,19 @@
 """Layered settings: package defaults → user file → project file → environment → flags.
 
-Each layer is a plain dict shaped like ``config.toml``; later layers win key by key. Files
-are validated against ``schema.json`` one by one, so an error names the file, the line and
-the key. Nothing here reads the environment at import time.
+Each layer is a plain dict shaped like ``config.toml``; later layers win key by key. The
+settings model is ``schema.json`` (see :mod:`aiagent.config.schema`): it gives every key's
+type, limits and default, and the defaults layer is built from it. Files and environment
+variables are validated against it one by one, so an error names the file, the line and the
+key (or the variable). Nothing here reads the environment at import time.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,29 +74,18 @@ def read_toml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(
-        resources.files("aiagent.config").joinpath("schema.json").read_text(encoding="utf-8")
-    )
-    return schema
-
-
 def validate(data: dict[str, Any], source: str, text: str | None = None) -> None:
-    import jsonschema
+    """Raise a one-line :class:`ConfigError` for the first value that does not fit the
+    settings model: ``<source>:<line>: [table] key: what is wrong``."""
+    from aiagent.config import schema
 
-    validator = jsonschema.Draft202012Validator(_schema())
-    error = next(iter(sorted(validator.iter_errors(data), key=lambda e: list(e.path))), None)
-    if error is None:
+    problem = schema.first_problem(data)
+    if problem is None:
         return
-    keys = [str(p) for p in error.path]
-    message = error.message
-    extra = re.search(r"\('([^']+)' was unexpected\)|\('([^']+)', .* were unexpected\)", message)
-    if error.validator == "additionalProperties" and extra:
-        keys.append(extra.group(1) or extra.group(2))
-        message = "unknown key"
+    keys = [re.sub(r"(\[\d+\])+$", "", key) for key in problem.keys]
     line = _line_of(text, keys) if text is not None else None
     where = f"{source}:{line}" if line else source
-    raise ConfigError(f"{where}: {'.'.join(keys) or '(top level)'}: {message}")
+    raise ConfigError(f"{where}: {problem.where()}: {problem.message}")
 
 
 def _line_of(text: str, keys: list[str]) -> int | None:
@@ -148,24 +137,30 @@ def _set(data: dict[str, Any], dotted: str, value: Any) -> None:
     data[last] = value
 
 
+ENV_SETTINGS = {
+    "ANTHROPIC_BASE_URL": "provider.anthropic.base_url",
+    "OPENAI_BASE_URL": "provider.openai.base_url",
+    "OLLAMA_HOST": "provider.ollama.base_url",
+    "AIAGENT_PROVIDER": "provider.default",
+    "AIAGENT_MODEL": "provider.model",
+}
+
+
 def env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    """The settings environment variables set; a bad value names the variable."""
+    from aiagent.config import schema
+
     data: dict[str, Any] = {}
-    mapping = {
-        "ANTHROPIC_BASE_URL": "provider.anthropic.base_url",
-        "OPENAI_BASE_URL": "provider.openai.base_url",
-        "OLLAMA_HOST": "provider.ollama.base_url",
-        "AIAGENT_PROVIDER": "provider.default",
-        "AIAGENT_MODEL": "provider.model",
-    }
-    for var, dotted in mapping.items():
+    for var, dotted in ENV_SETTINGS.items():
         value = env.get(var, "").strip()
-        if value:
-            _set(data, dotted, value)
-    try:
-        validate(data, "environment")
-    except ConfigError as exc:
-        var = next((v for v, d in mapping.items() if d in str(exc)), "environment")
-        raise ConfigError(f"{var}: {str(exc).split(': ', 2)[-1]}") from None
+        if not value:
+            continue
+        single: dict[str, Any] = {}
+        _set(single, dotted, value)
+        problem = schema.first_problem(single)
+        if problem is not None:
+            raise ConfigError(f"{var}: {problem.message}")
+        _set(data, dotted, value)
     return data
 
 
@@ -189,10 +184,9 @@ class Settings:
     ) -> Settings:
         env = dict(os.environ if env is None else env)
         workspace = (cwd or Path.cwd()).resolve()
-        defaults = tomllib.loads(
-            resources.files("aiagent.config").joinpath("defaults.toml").read_text("utf-8")
-        )
-        layers = [Layer("defaults", "built-in defaults", defaults)]
+        from aiagent.config import schema
+
+        layers = [Layer("defaults", "built-in defaults", schema.defaults())]
         for name, path in (
             ("user", paths.user_config_file(env)),
             ("project", paths.project_config_file(workspace)),
@@ -221,7 +215,7 @@ class Settings:
 
     @property
     def provider_name(self) -> str:
-        return str(self.get("provider.default", "anthropic"))
+        return str(self.get("provider.default"))
 
     @property
     def model(self) -> str:
@@ -261,7 +255,7 @@ class Settings:
 
         provider = provider or self.provider_name
         key, source = self.api_key(provider)
-        net = self.get("network", {})
+        net = self.get("network")
         base_url = str(self.get(f"provider.{provider}.base_url", ""))
         if "://" not in base_url:
             base_url = "http://" + base_url
@@ -269,32 +263,32 @@ class Settings:
             base_url=base_url.rstrip("/"),
             api_key=key,
             api_key_env=source,
-            connect_timeout=float(net.get("connect_timeout", 10.0)),
-            idle_timeout=float(net.get("idle_timeout", 120.0)),
-            max_retries=int(net.get("max_retries", 4)),
-            backoff_base=float(net.get("backoff_base", 1.0)),
-            backoff_max=float(net.get("backoff_max", 30.0)),
-            max_retry_wait=float(net.get("max_retry_wait", 120.0)),
+            connect_timeout=float(net["connect_timeout"]),
+            idle_timeout=float(net["idle_timeout"]),
+            max_retries=int(net["max_retries"]),
+            backoff_base=float(net["backoff_base"]),
+            backoff_max=float(net["backoff_max"]),
+            max_retry_wait=float(net["max_retry_wait"]),
             extra_headers=dict(self.get(f"provider.{provider}.headers", {})),
         )
 
     @property
     def agent(self) -> AgentSettings:
-        a = self.get("agent", {})
+        a = self.get("agent")  # every key has a default in schema.json
         return AgentSettings(
-            max_turns=int(a.get("max_turns", 50)),
-            timeout=float(a.get("timeout", 0)),
-            approval_mode=str(a.get("approval_mode", "prompt")),
-            context_budget=int(a.get("context_budget", 100000)),
-            tool_profile=str(a.get("tool_profile", "default")),
-            tool_protocol=str(a.get("tool_protocol", "native")),
+            max_turns=int(a["max_turns"]),
+            timeout=float(a["timeout"]),
+            approval_mode=str(a["approval_mode"]),
+            context_budget=int(a["context_budget"]),
+            tool_profile=str(a["tool_profile"]),
+            tool_protocol=str(a["tool_protocol"]),
             tools=list(a["tools"]) if a.get("tools") is not None else None,
             system_prompt=a.get("system_prompt"),
         )
 
     @property
     def max_tokens(self) -> int:
-        return int(self.get(f"provider.{self.provider_name}.max_tokens", 8192))
+        return int(self.get(f"provider.{self.provider_name}.max_tokens"))
 
     def masked(self) -> dict[str, Any]:
         """The merged settings with every secret-looking value masked."""

@@ -58,7 +58,7 @@ from aiagent.tools.base import (
     validate_args,
 )
 
-EXIT_OK, EXIT_INTERNAL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 1, 4, 130
+EXIT_OK, EXIT_INTERNAL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 5, 4, 130
 STOPPED_RESULT = "not run: the run was stopped (interrupted or out of time) before this call finished"
 
 

@@ -118,7 +118,7 @@ def _sast_pack(skill: str, source: str, path: Path, taken: set[str]) -> list[Ski
             raise SecurityConfigError(source, f"{rule.id}.id", "this rule id is already in use "
                                       "(built-in, .security.yaml or another skill)")
         taken.add(rule.id)
-        _check_runnable(rule)
+        check_runnable(rule)
         out.append(SkillRule(skill, source, dict(raw)))
     return out
 
@@ -135,8 +135,9 @@ def _check_keys(raw: dict[str, Any], source: str, index: int) -> None:
             raise SecurityConfigError(source, f"{where}.pattern.{unknown[0]}", "unknown field")
 
 
-def _check_runnable(rule: SastRule) -> None:
-    """Compile tree-sitter queries now, so a bad one stops the audit before it starts."""
+def check_runnable(rule: SastRule) -> None:
+    """Compile tree-sitter queries now, so a bad one stops the audit before it starts
+    (for skill rules and `.security.yaml` custom rules alike)."""
     from aiagent.security.scanners.sast_query import compile_rule
     from aiagent.security.treesitter import GRAMMARS, available
 

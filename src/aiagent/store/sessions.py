@@ -68,9 +68,10 @@ class SessionStore:
         self.data_dir = data_dir
 
     @classmethod
-    def open(cls, env: Mapping[str, str] | None = None, path: Path | None = None) -> SessionStore:
+    def open(cls, env: Mapping[str, str] | None = None, path: Path | None = None, *,
+             busy_ms: int = db.BUSY_TIMEOUT_MS) -> SessionStore:
         path = path or db.db_path(env)
-        return cls(db.connect(path), path.parent)
+        return cls(db.connect(path, busy_ms=busy_ms), path.parent)
 
     def close(self) -> None:
         self.conn.close()
@@ -149,6 +150,47 @@ class SessionStore:
                 "UPDATE sessions SET updated_at = ? WHERE id = ?", (stamp, session_id)
             )
 
+    def append_next(
+        self, session_id: str, message: Message, *, turn: tuple[int, ...] = (), model: str = "",
+        usage: Usage | None = None,
+    ) -> tuple[int, ...]:
+        """Append after the session's last message, the number chosen inside the write
+        transaction, so concurrent runs on one session never collide or drop a message.
+
+        ``turn`` is the numbers of the messages this run wrote earlier in the same turn; if
+        another run has written since, they move to the end first, so each turn stays in
+        one piece. Returns the turn's numbers, this message last. A database locked by
+        another process for longer than the busy timeout is retried a few times, then
+        raised as :class:`~aiagent.store.db.StoreError`.
+        """
+        return db.retry_busy(
+            lambda: self._append_next(session_id, message, turn, model, usage or Usage()),
+            f"session {session_id}: could not save a message", self.conn,
+        )
+
+    def _append_next(self, session_id: str, message: Message, turn: tuple[int, ...], model: str,
+                     u: Usage) -> tuple[int, ...]:
+        stamp = db.now()
+        with _transaction(self.conn):
+            row = self.conn.execute(
+                "SELECT MAX(seq) FROM messages WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            last = -1 if row[0] is None else int(row[0])
+            if turn and last != turn[-1]:  # another run wrote in between: keep our turn whole
+                for offset, seq in enumerate(turn, start=last + 1):
+                    self.conn.execute("UPDATE messages SET seq = ? WHERE session_id = ? AND seq = ?",
+                                      (offset, session_id, seq))
+                turn, last = tuple(range(last + 1, last + 1 + len(turn))), last + len(turn)
+            self.conn.execute(
+                "INSERT INTO messages (session_id, seq, role, content, model, input_tokens,"
+                " output_tokens, cache_read_tokens, cache_write_tokens, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (session_id, last + 1, message.role, dumps(message), model, u.input_tokens,
+                 u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, stamp),
+            )
+            self.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (stamp, session_id))
+        return (*turn, last + 1)
+
     def messages(self, session_id: str) -> builtins.list[Message]:
         rows = self.conn.execute(
             "SELECT role, content FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
@@ -213,9 +255,12 @@ def repair_tail(messages: list[Message]) -> Message | None:
 class SessionRecorder:
     """A conversation listener writing each message as it is appended.
 
-    ``usage_total`` returns the run's usage so far; each assistant message is stored with
-    the usage added since the previous one. A write failure is kept in :attr:`error` (the
-    run goes on; the front-end reports it) rather than ending the user's turn.
+    Numbers are allocated by the store at write time (``next_seq`` is only the number
+    expected), so two runs continuing one session both keep every message; each run's
+    turn stays contiguous. ``usage_total`` returns the run's usage so far; each assistant
+    message is stored with the usage added since the previous one. A write failure is
+    kept in :attr:`error` (the run goes on; the front-end reports it and exits non-zero)
+    rather than ending the user's turn.
     """
 
     def __init__(
@@ -225,6 +270,7 @@ class SessionRecorder:
         self.store, self.session_id, self.seq, self.model = store, session_id, next_seq, model
         self.usage_total = usage_total
         self._seen = Usage()
+        self._turn: tuple[int, ...] = ()
         self.error: str | None = None
 
     def __call__(self, message: Message) -> None:
@@ -233,12 +279,20 @@ class SessionRecorder:
             total = self.usage_total()
             usage = _minus(total, self._seen)
             self._seen = total
+        if _starts_turn(message):
+            self._turn = ()
         try:
-            self.store.append(self.session_id, self.seq, message, model=self.model, usage=usage)
-        except sqlite3.Error as exc:
-            self.error = f"session {self.session_id} could not be saved: {exc}"
+            self._turn = self.store.append_next(self.session_id, message, turn=self._turn,
+                                                model=self.model, usage=usage)
+        except (sqlite3.Error, db.StoreError) as exc:
+            self.error = self.error or f"session {self.session_id} could not be saved: {exc}"
             return
-        self.seq += 1
+        self.seq = self._turn[-1] + 1
+
+
+def _starts_turn(message: Message) -> bool:
+    """A person's message (not tool results) begins a turn."""
+    return message.role == "user" and not any(isinstance(b, ToolResultBlock) for b in message.content)
 
 
 def _minus(a: Usage, b: Usage) -> Usage:
@@ -260,7 +314,12 @@ class _transaction:
         self.conn.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, kind: object, value: object, tb: object) -> None:
-        self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+        try:
+            if kind is None:
+                self.conn.execute("COMMIT")
+        finally:
+            if self.conn.in_transaction:  # an error, or a COMMIT that failed
+                self.conn.execute("ROLLBACK")
 
 
 def default_data_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -6,6 +6,10 @@ Only the answer goes to stdout, so pipes stay clean:
 - ``json``: one object at the end (answer, turns, tool calls with results, usage, stop
   reason, exit code).
 - ``markdown``: a readable transcript at the end.
+
+Text and markdown output pass what the model and the tools wrote through
+:func:`~aiagent.ui.terminal_text.neutralise` (no raw control sequences reach the terminal);
+JSON keeps the exact text, escaped by JSON.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from aiagent.core.events import (
     TurnEndEvent,
 )
 from aiagent.providers.base import ProviderError
+from aiagent.ui.terminal_text import json_for_terminal, neutralise, safe_event
 
 if TYPE_CHECKING:
     from aiagent.core.session import SessionRequest
@@ -84,6 +89,7 @@ class Renderer:
         self._narration = ""  # text of the last response, shown on stderr if tools follow
 
     def event(self, event: AgentEvent, transcript: Transcript) -> None:
+        event = safe_event(event)  # display copy; the transcript keeps the exact text
         if isinstance(event, TextDeltaEvent) and self.live:
             self.out.write(event.text)
             self.out.flush()
@@ -92,7 +98,7 @@ class Renderer:
             if self._narration:
                 self._note(self._narration)
                 self._narration = ""
-            self._note(f"→ {event.name} {_preview(json.dumps(event.args, ensure_ascii=False))}")
+            self._note(f"→ {event.name} {_preview(json_for_terminal(event.args))}")
         elif isinstance(event, ToolOutputEvent):
             self.err.write(event.chunk)
         elif isinstance(event, ToolResultEvent):
@@ -107,7 +113,7 @@ class Renderer:
 
     def _end_turn(self, transcript: Transcript) -> None:
         if not self.live:
-            self._narration = transcript.responses[-1] if transcript.responses else ""
+            self._narration = neutralise(transcript.responses[-1]) if transcript.responses else ""
         elif self._streamed_any:
             self.out.write("\n")
             self.out.flush()
@@ -116,7 +122,7 @@ class Renderer:
     def finish(self, transcript: Transcript) -> None:
         done = transcript.done
         if not self.live and done is not None and done.answer:
-            self.out.write(done.answer.rstrip("\n") + "\n")
+            self.out.write(neutralise(done.answer).rstrip("\n") + "\n")
         if done is not None and done.stop_reason not in ("completed", "error"):
             self._note(f"aiagent: stopped: {_STOP_TEXT.get(done.stop_reason, done.stop_reason)}")
 
@@ -135,12 +141,12 @@ class QuietRenderer(Renderer):
 
 class JsonRenderer(QuietRenderer):
     def finish(self, transcript: Transcript) -> None:
-        self.out.write(json.dumps(to_json(transcript), ensure_ascii=False, indent=2) + "\n")
+        self.out.write(json_for_terminal(to_json(transcript), indent=2) + "\n")
 
 
 class MarkdownRenderer(QuietRenderer):
     def finish(self, transcript: Transcript) -> None:
-        self.out.write(to_markdown(transcript))
+        self.out.write(neutralise(to_markdown(transcript)))
 
 
 _STOP_TEXT = {
@@ -158,7 +164,7 @@ def to_json(t: Transcript) -> dict[str, Any]:
         "tool_calls": t.tool_calls,
         "usage": done.usage.as_dict() if done else {},
         "stop_reason": done.stop_reason if done else "error",
-        "exit_code": done.exit_code if done else 1,
+        "exit_code": done.exit_code if done else 5,
         "errors": t.errors,
     }
 
@@ -248,7 +254,7 @@ def run_headless(
     except (ConfigError, ProviderError) as exc:
         if opened is not None:
             opened.close(discard_if_empty=True)
-        err.write(f"aiagent: error: {exc}\n")
+        err.write(f"aiagent: error: {neutralise(str(exc))}\n")
         return exc.exit_code
     opened.attach(agent)
     for note in opened.notes:
@@ -257,7 +263,9 @@ def run_headless(
     transcript = asyncio.run(drive(agent, prompt, renderer))
     renderer.finish(transcript)
     out.flush()
-    if opened.recorder.error:
-        err.write(f"aiagent: warning: {opened.recorder.error}\n")
+    code = transcript.done.exit_code if transcript.done else 5
+    if opened.recorder.error:  # a turn that was not saved is never a silent success
+        err.write(f"aiagent: error: {opened.recorder.error}\n")
+        code = code or 2
     opened.close()
-    return transcript.done.exit_code if transcript.done else 1
+    return code

@@ -30,8 +30,14 @@ def builtin_rules() -> list[SastRule]:
 
 
 def config_rules(config: SecurityConfig) -> list[SastRule]:
-    """`.security.yaml` custom rules, then the rules Security Rule Skills contribute."""
+    """`.security.yaml` custom rules, then the rules Security Rule Skills contribute.
+    A custom rule that cannot run (a bad query, no pattern) is a SecurityConfigError naming
+    the file and the rule, not a warning per file."""
+    from aiagent.security.skillrules import check_runnable
+
     rules = [parse_rule(raw, config.source or ".security.yaml") for raw in config.rules]
+    for rule in rules:
+        check_runnable(rule)
     rules += [parse_rule(r.raw, r.source, r.skill) for r in config.skill_rules]
     return rules
 

@@ -128,7 +128,9 @@ def approval_panel(event: ApprovalRequestEvent, width: int) -> RenderableType:
 
     title, lines = body_lines(event)
     inner = max(10, width - 4)
-    parts: list[RenderableType] = [Text("\n".join(lines))]
+    from aiagent.ui.terminal_text import neutralise  # the command is the model's text
+
+    parts: list[RenderableType] = [Text(neutralise("\n".join(lines)))]
     pairs = permissions_of(event)
     if pairs:
         parts.append(_permission_grid(pairs))

@@ -2,7 +2,9 @@
 
 These functions build renderables; :mod:`aiagent.ui.tui.view` decides when they are
 printed. Everything wraps to the console's width, so nothing is cut or overlaps in a
-narrow terminal.
+narrow terminal. Text that came from the model, a tool or a file goes through
+:func:`~aiagent.ui.terminal_text.neutralise` here (our own styling is added after), so
+replayed history is as safe as the live view.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from aiagent.ui.terminal_text import neutralise
 from aiagent.ui.tui.blocks import ToolBlock, one_line
 
 if TYPE_CHECKING:
@@ -44,7 +47,7 @@ def code_theme(term: TermInfo) -> str:
 
 def markdown(text: str, term: TermInfo) -> RenderableType:
     """``text`` as Markdown: headings on the left, without blank lines above or below."""
-    return _Trimmed(_markdown_class()(text, code_theme=code_theme(term),
+    return _Trimmed(_markdown_class()(neutralise(text), code_theme=code_theme(term),
                                       inline_code_theme=code_theme(term)))
 
 
@@ -85,8 +88,8 @@ def tool_header(block: ToolBlock, width: int) -> Text:
     text = Text()
     text.append(f"{BULLET} ", style="green" if block.result is None else
                 ("red" if block.is_error else "green"))
-    text.append(block.name, style="bold")
-    summary = block.summary
+    text.append(neutralise(block.name), style="bold")
+    summary = neutralise(block.summary)
     if summary:
         room = max(8, width - len(block.name) - 4)
         text.append(" " + one_line(summary, room), style="dim" if block.name else "")
@@ -108,7 +111,7 @@ def tool_summary(block: ToolBlock, width: int) -> Text:
     for index, line in enumerate(shown):
         lead = f"  {ELBOW}  " if index == 0 else "     "
         text.append(lead, style="dim")
-        text.append(one_line(line, room) + "\n", style="red" if block.is_error else "dim")
+        text.append(one_line(neutralise(line), room) + "\n", style="red" if block.is_error else "dim")
     more = max(0, len([ln for ln in content if ln.strip()]) - len(shown))
     if more:
         text.append(f"     … +{more} lines (ctrl-o to expand)\n", style="dim italic")
@@ -120,7 +123,7 @@ def diff_text(diff: str, limit: int | None = DIFF_LINES) -> Text:
     """A unified diff coloured by line kind; at most ``limit`` lines (None: all)."""
     from rich.text import Text
 
-    lines = diff.rstrip("\n").splitlines()
+    lines = neutralise(diff).rstrip("\n").splitlines()
     text = Text()
     for line in lines if limit is None else lines[:limit]:
         style = ""
@@ -152,14 +155,14 @@ def diff_stats(diff: str) -> tuple[int, int]:
 def notice(message: str, style: str = "dim") -> Text:
     from rich.text import Text
 
-    return Text(message, style=style)
+    return Text(neutralise(message), style=style)
 
 
 def user_echo(text: str) -> Text:
     from rich.text import Text
 
     out = Text()
-    for index, line in enumerate(text.splitlines() or [""]):
+    for index, line in enumerate(neutralise(text).splitlines() or [""]):
         out.append("› " if index == 0 else "  ", style="bold cyan")
         out.append(line + "\n", style="bold")
     out.rstrip()

@@ -26,6 +26,7 @@ from aiagent.core.events import (
     ToolResultEvent,
     TurnEndEvent,
 )
+from aiagent.ui.terminal_text import neutralise, safe_event
 from aiagent.ui.tui import render
 from aiagent.ui.tui.blocks import ToolBlock, one_line
 from aiagent.ui.tui.markdown_stream import MarkdownStream
@@ -101,7 +102,7 @@ class TurnView:
     def handle(self, event: AgentEvent) -> None:
         handler = getattr(self, f"_on_{event.kind}", None)
         if handler is not None:
-            handler(event)
+            handler(safe_event(event))  # model and tool text: no raw control sequences
 
     def _on_text_delta(self, event: TextDeltaEvent) -> None:
         self.label = "Writing"
@@ -186,7 +187,7 @@ class TurnView:
     def status_text(self, width: int) -> str:
         frame = FRAMES[int(time.monotonic() / TICK) % len(FRAMES)]
         if self.question:
-            return one_line(self.question, width)
+            return one_line(neutralise(self.question), width)
         seconds = int(time.monotonic() - self.started)
         text = f"{frame} {self.label}… {seconds}s · esc to interrupt"
         return one_line(text, width)
@@ -256,6 +257,7 @@ class PlainView:
             self._in_text = False
 
     def handle(self, event: AgentEvent) -> None:
+        event = safe_event(event)
         if isinstance(event, TextDeltaEvent):
             self.out.write(event.text)
             self._in_text = not event.text.endswith("\n")

@@ -1,0 +1,75 @@
+"""Untrusted text made safe to write to a terminal.
+
+A model's answer and a tool's output may hold control sequences: OSC 52 (write the
+clipboard), OSC 0/2 (the window title), OSC 8 (hidden links), CSI (move the cursor, clear
+the screen), DCS, C1 controls, or a lone BEL / backspace / carriage return that hides what
+came before. None of them reaches the terminal raw. Every control character except tab and
+newline is shown as a visible escape (``^[``, ``^G``, ``^H``, ``\\x9b``), which leaves the
+rest of a sequence as inert text; a lone carriage return becomes a newline (progress
+output stays readable, and nothing can be written over). Front-ends apply this to what
+they did not write themselves and keep their own styling.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+_C1 = range(0x80, 0xA0)
+
+
+def _table() -> dict[int, str]:
+    table = {code: "^" + chr(code + 0x40) for code in range(0x20) if code not in (0x09, 0x0A)}
+    table[0x0D] = "\n"
+    table[0x7F] = "^?"
+    table.update({code: f"\\x{code:02x}" for code in _C1})
+    return table
+
+
+_TABLE = _table()
+_JSON_C1 = {code: f"\\u{code:04x}" for code in _C1}
+
+
+def neutralise(text: str) -> str:
+    """``text`` with every control character made visible (tabs and newlines kept)."""
+    if text.isprintable():  # the common case: nothing to do (tabs and newlines are not printable)
+        return text
+    return text.replace("\r\n", "\n").translate(_TABLE)
+
+
+def json_for_terminal(data: Any, **kwargs: Any) -> str:
+    """``json.dumps`` whose output is safe on a terminal and decodes to the exact text:
+    JSON escapes C0 controls already; C1 controls are escaped as ``\\u0080``–``\\u009f`` too."""
+    return json.dumps(data, ensure_ascii=False, **kwargs).translate(_JSON_C1)
+
+
+def neutralise_value(value: Any) -> Any:
+    """Strings anywhere inside lists and dicts (tool call arguments) neutralised."""
+    if isinstance(value, str):
+        return neutralise(value)
+    if isinstance(value, dict):
+        return {neutralise_value(k): neutralise_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [neutralise_value(v) for v in value]
+    return value
+
+
+_FIELDS = ("text", "chunk", "content", "diff", "path", "message", "reason", "name", "what",
+           "summary", "answer")
+
+
+def safe_event(event: Any) -> Any:
+    """A copy of an agent event with its text fields neutralised, for display only
+    (the original, exact event is left for whoever else reads it)."""
+    if not dataclasses.is_dataclass(event) or isinstance(event, type):
+        return event
+    changes: dict[str, Any] = {}
+    for name in _FIELDS:
+        value = getattr(event, name, None)
+        if isinstance(value, str) and not value.isprintable():
+            changes[name] = neutralise(value)
+    args = getattr(event, "args", None)
+    if isinstance(args, dict):
+        changes["args"] = neutralise_value(args)
+    return dataclasses.replace(event, **changes) if changes else event
