@@ -89,7 +89,7 @@ def test_a_real_boolean_is_kept(tmp_path: Path, value: bool) -> None:
     [
         ("[agnet]\nmax_turns = 3\n", ':1: agnet: unknown key (did you mean "agent"?)'),
         ("[tools.shell]\ntimout = 3\n", ':2: [tools.shell] timout: unknown key (did you mean "timeout"?)'),
-        ("[sandbox]\nzzz = 1\n", ":2: [sandbox] zzz: unknown key (known: backend, always, network, writable)"),
+        ("[sandbox]\nzzz = 1\n", ":2: [sandbox] zzz: unknown key (known: backend, always, network, writable, protected)"),
         ("[network]\nmax_retries = 50\n", ":2: [network] max_retries: must be at most 20, got 50"),
         ("[network]\nconnect_timeout = 0\n", ":2: [network] connect_timeout: must be more than 0, got 0"),
         ("[agent]\nmax_turns = \"7\"\n",

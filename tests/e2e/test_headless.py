@@ -247,7 +247,13 @@ def test_timeout_kills_the_running_command(run_cli, project: Path) -> None:
     assert not marker.exists(), "the command outlived the run"
 
 
-def test_secret_values_are_masked_in_live_output_and_results(run_cli, project: Path) -> None:
+def test_secret_values_are_masked_in_live_output_and_results(run_cli, project: Path,
+                                                            tmp_path: Path) -> None:
+    # credentials are left out of a command's environment; one the user hands on
+    # (keep_env) is still masked wherever the command prints it
+    config = tmp_path / "home" / ".config" / "aiagent" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[tools.shell]\nkeep_env = ["DEPLOY_TOKEN"]\n')
     script = [Turn(tool_calls=[ToolCall("shell_command", {"command": "echo token=$DEPLOY_TOKEN"})]),
               Turn(text="done")]
     with FakeLLM(script) as fake:

@@ -120,7 +120,7 @@ def test_project_config_cannot_trust_itself_nor_a_planted_user_folder(tmp_path: 
     (root / ".local" / "share" / "aiagent" / "trusted-folders.json").write_text(f'{{"folders": ["{root}"]}}')
     settings = Settings.load(root, env=env)
     assert not settings.trust.trusted
-    assert settings.get("security.trust_workspace") is None
+    assert settings.get("security.trust_workspace") is False  # the default, not the project's true
 
 
 def test_untrusted_project_config_loses_what_widens_and_keeps_what_restricts(
