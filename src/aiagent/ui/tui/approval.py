@@ -26,6 +26,7 @@ LABELS: dict[str, tuple[str, str]] = {
 }
 SKILL_LABELS = {"once": "allow once", "always": "allow always", "deny": "deny"}
 STOP = "stop"  # Esc: deny and cancel the turn
+PANEL_WIDTH = 100  # the box is never wider, however wide the terminal
 
 
 def key_map(options: Sequence[str]) -> dict[str, str]:
@@ -124,7 +125,8 @@ def approval_panel(event: ApprovalRequestEvent, width: int) -> RenderableType:
     from rich.text import Text
 
     title, lines = body_lines(event)
-    inner = max(10, width - 4)
+    width = min(width, PANEL_WIDTH)
+    inner = max(10, width - 4)  # inside the border and its padding
     parts: list[RenderableType] = [Text("\n".join(lines))]
     pairs = permissions_of(event)
     if pairs:
@@ -133,7 +135,7 @@ def approval_panel(event: ApprovalRequestEvent, width: int) -> RenderableType:
                    style="bold")
     parts += [Text(""), options]
     return Panel(Group(*parts), title=Text(title, style="bold yellow"), title_align="left",
-                 border_style="yellow", width=min(width, 100), expand=True)
+                 border_style="yellow", width=width, expand=True)
 
 
 def answer_text(answer: ApprovalAnswer | str) -> tuple[str, str]:
