@@ -54,7 +54,8 @@ class InteractiveApp:
     def console(self) -> Any:
         """The rich console, created on first use (rich is not on the start-up path)."""
         if self._console is None:
-            self._console = render.make_console(self.term, file=self.out)
+            width = None if self.term.tty else self.term.width  # a terminal: follow resizes
+            self._console = render.make_console(self.term, file=self.out, width=width)
         return self._console
 
     # ---- the parts -------------------------------------------------------------------
@@ -98,7 +99,8 @@ class InteractiveApp:
             connect(self, self.skill_approvals)
         for problem in self.parts.problems:
             self.say(render.notice(f"! {problem}", "yellow"))
-        if self.parts.missing_key:
+        if self.parts.missing_key:  # the first run, most likely: say how to go on
+            self.say(render.notice(""))
             self.say(render.first_run(settings, self.term))
         if self.input is not None:
             self.input.refresh()
