@@ -15,7 +15,10 @@ def test_write_file_preview(tmp_path: Path) -> None:
 
 def test_new_file_and_edit_preview(tmp_path: Path) -> None:
     diff = preview_diff("write_file", {"file_path": "new.txt", "content": "x\n"}, tmp_path)
-    assert "+x" in diff
+    assert diff.startswith("--- /dev/null\n+++ b/new.txt\n") and "+x" in diff
+    (tmp_path / "empty.txt").write_text("")  # an existing empty file is not a new one
+    diff = preview_diff("write_file", {"file_path": "empty.txt", "content": "y\n"}, tmp_path)
+    assert diff.startswith("--- a/empty.txt\n+++ b/empty.txt\n")
     (tmp_path / "b.py").write_text("a = 1\nb = 2\n")
     edit = {"file_path": str(tmp_path / "b.py"), "old_string": "b = 2", "new_string": "b = 3"}
     diff = preview_diff("edit", edit, tmp_path)

@@ -96,6 +96,7 @@ def test_always_is_not_asked_again_after_a_restart(
         tmux.wait_for("Run this command?")
         tmux.send("a")
         tmux.wait_for("first run done")
+        tmux.wait_idle()  # the turn has ended and the input line is back before Ctrl-D
         tmux.send("C-d")
         assert tmux.exit_code() == 0
     tmux.close()

@@ -41,11 +41,13 @@ class Tmux:
         return done.stdout
 
     def start(self, args: list[str], env: dict[str, str], cwd: Path, width: int = 80,
-              height: int = 30, pipe: str = "") -> None:
-        """Run ``aiagent ARGS`` (optionally ``| pipe``) in a fresh window."""
+              height: int = 30, pipe: str = "", after: str = "") -> None:
+        """Run ``aiagent ARGS`` (optionally ``| pipe``) in a fresh window; ``after`` is a
+        shell command run once it has exited (its output follows the exit mark)."""
         assigns = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
         command = shlex.join([AIAGENT, *args]) + (f" | {pipe}" if pipe else "")
-        script = (f"env -i {assigns} {command}; echo {EXIT_MARK}$?; sleep 600")
+        then = f"{after}; " if after else ""
+        script = (f"env -i {assigns} {command}; echo {EXIT_MARK}$?; {then}sleep 600")
         self._tmux("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", str(width),
                    "-y", str(height), "-c", str(cwd), script)
         self._tmux("set-option", "-g", "history-limit", "5000")

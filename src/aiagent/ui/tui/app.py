@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from aiagent.config.settings import Settings
     from aiagent.core.loop import Agent
     from aiagent.ui.tui.blocks import ToolBlock
+    from aiagent.ui.tui.firstframe import FirstFrame
     from aiagent.ui.tui.prepare import Parts
 
 EXIT_CONFIG = 2
@@ -27,12 +28,13 @@ CHECKPOINT_WAIT = 10.0  # seconds a tool waits for the turn's workspace snapshot
 
 class InteractiveApp:
     def __init__(self, options: dict[str, Any], cwd: Path, env: dict[str, str], term: TermInfo,
-                 out: Any = None) -> None:
+                 out: Any = None, frame: FirstFrame | None = None) -> None:
         from aiagent.ui.tui.commands import build_commands
         from aiagent.ui.tui.skill_approval import SkillApprovals
 
         self.options, self.cwd, self.env, self.term = options, cwd, env, term
         self.out = out or sys.stdout
+        self.frame = frame  # the first screen, already painted (see firstframe.py)
         self._console: Any = None
         self.context_tokens = 0
         self.parts: Parts | None = None
@@ -52,7 +54,8 @@ class InteractiveApp:
     def console(self) -> Any:
         """The rich console, created on first use (rich is not on the start-up path)."""
         if self._console is None:
-            self._console = render.make_console(self.term, file=self.out)
+            width = None if self.term.tty else self.term.width  # a terminal: follow resizes
+            self._console = render.make_console(self.term, file=self.out, width=width)
         return self._console
 
     # ---- the parts -------------------------------------------------------------------
@@ -96,6 +99,9 @@ class InteractiveApp:
             connect(self, self.skill_approvals)
         for problem in self.parts.problems:
             self.say(render.notice(f"! {problem}", "yellow"))
+        if self.parts.missing_key:  # the first run, most likely: say how to go on
+            self.say(render.notice(""))
+            self.say(render.first_run(settings, self.term))
         if self.input is not None:
             self.input.refresh()
 
@@ -131,7 +137,8 @@ class InteractiveApp:
         from aiagent.ui.tui.frontends import make_input
 
         self.input = make_input(self)
-        self._banner()
+        if self.frame is None:
+            self._banner()
         from aiagent.ui.tui.trust import confirm_trust
 
         await confirm_trust(self)  # an untrusted folder with code or wider settings: ask
@@ -244,14 +251,13 @@ class InteractiveApp:
         self.console.print(renderable)
 
     def _banner(self) -> None:
-        """Two short lines, written directly: rich is not loaded yet at this point."""
-        home = str(Path.home())
-        where = str(self.cwd.resolve())
-        where = "~" + where[len(home):] if where.startswith(home) else where
-        bold, dim, off = ("\x1b[1m", "\x1b[2m", "\x1b[0m") if self.term.color else ("", "", "")
-        keys = "esc stops a turn · ctrl-c twice quits" if self.term.tty else "ctrl-d quits"
-        self.out.write(f"{bold}✻ aiagent {__version__}{off} {dim}· {where}{off}\n"
-                       f"{dim}  /help for help · {keys}{off}\n")
+        """Name, folder, help and keys, written directly (rich is not loaded yet), wrapped
+        between parts to the width."""
+        from aiagent.ui.tui.firstframe import banner_lines, styled_banner, where
+
+        folder = where(str(self.cwd.resolve()), self.env.get("HOME") or str(Path.home()))
+        lines = banner_lines(__version__, folder, self.term.width, self.term.tty)
+        self.out.write(styled_banner(lines, self.term.color))
         self.out.flush()
 
     def width(self) -> int:
@@ -261,8 +267,12 @@ class InteractiveApp:
 
     def status(self) -> Status:
         agent, parts = self.agent, self.parts
-        if agent is None or parts is None:
+        if parts is None:
             return Status(model="starting…" if self.fatal is None else "error")
+        if agent is None:  # built, but without an agent: say why instead of "starting…"
+            return Status(model=parts.settings.model or "no model",
+                          provider=parts.settings.provider_name,
+                          note="no API key" if parts.missing_key else "not ready (see above)")
         return Status(
             model=agent.config.model,
             provider=self.provider_name,

@@ -26,6 +26,7 @@ LABELS: dict[str, tuple[str, str]] = {
 }
 SKILL_LABELS = {"once": "allow once", "always": "allow always", "deny": "deny"}
 STOP = "stop"  # Esc: deny and cancel the turn
+PANEL_WIDTH = 100  # the box is never wider, however wide the terminal
 
 
 def key_map(options: Sequence[str]) -> dict[str, str]:
@@ -127,7 +128,8 @@ def approval_panel(event: ApprovalRequestEvent, width: int) -> RenderableType:
     from rich.text import Text
 
     title, lines = body_lines(event)
-    inner = max(10, width - 4)
+    width = min(width, PANEL_WIDTH)
+    inner = max(10, width - 4)  # inside the border and its padding
     from aiagent.ui.terminal_text import neutralise  # the command is the model's text
 
     parts: list[RenderableType] = [Text(neutralise("\n".join(lines)))]
@@ -138,7 +140,7 @@ def approval_panel(event: ApprovalRequestEvent, width: int) -> RenderableType:
                    style="bold")
     parts += [Text(""), options]
     return Panel(Group(*parts), title=Text(title, style="bold yellow"), title_align="left",
-                 border_style="yellow", width=min(width, 100), expand=True)
+                 border_style="yellow", width=width, expand=True)
 
 
 def answer_text(answer: ApprovalAnswer | str) -> tuple[str, str]:

@@ -44,8 +44,16 @@ def call_summary(name: str, args: dict[str, Any]) -> str:
 
 
 def one_line(text: str, width: int) -> str:
+    """``text`` on one line of at most ``width`` terminal cells (wide characters count
+    two), cut with "…" when longer."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
+    if flat.isascii():
+        return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
+    from rich.cells import cell_len, set_cell_size
+
+    if cell_len(flat) <= width:
+        return flat
+    return set_cell_size(flat, max(0, width - 1)).rstrip() + "…" if width > 0 else ""
 
 
 @dataclass(slots=True)

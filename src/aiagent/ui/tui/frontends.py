@@ -26,8 +26,12 @@ class TerminalInput:
         history = None if app.env.get("AIAGENT_NO_HISTORY") else \
             paths.data_dir(app.env) / "input_history"
         self.line = InputLine(hooks, completer, history, app.term.color)
+        self.frame = app.frame
 
     async def read(self, typed: str = "") -> str | None:
+        if self.frame is not None:  # the editor now draws over the painted first frame
+            self.frame.handoff()
+            self.frame = None
         return await self.line.read(typed)
 
     def on_first_render(self, callback: Callable[[], None]) -> None:

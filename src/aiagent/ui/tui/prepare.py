@@ -35,6 +35,7 @@ class Parts:
     link: SessionLink
     checkpoints: Checkpoints | None
     problems: list[str] = field(default_factory=list)
+    missing_key: bool = False  # no agent because the provider has no API key
 
 
 def load_settings(cwd: Path, options: dict[str, Any], env: dict[str, str]) -> Settings:
@@ -84,16 +85,19 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
         opened = link.open(SessionRequest())
     policy = make_policy(settings, opened, interactive=True,
                          approve=tuple(options.get("approve") or ()))
-    agent = None
+    agent, missing_key = None, False
     try:
         agent = build_agent(settings, approval=policy, conversation=opened.conversation,
                             context=opened.context, skills_mode="interactive")
         opened.attach(agent)
     except Exception as exc:  # noqa: BLE001 - shown; the UI stays up
+        from aiagent.providers.base import AuthError
+
+        missing_key = isinstance(exc, AuthError)
         problems.append(str(exc))
     problems += opened.notes
     return Parts(settings, agent, policy, link, _checkpoints(settings, paths.data_dir(env)),
-                 problems)
+                 problems, missing_key)
 
 
 def _checkpoints(settings: Settings, data_dir: Path) -> Checkpoints | None:

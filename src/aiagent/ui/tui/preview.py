@@ -23,10 +23,11 @@ def _read(path: Path) -> str | None:
         return ""
 
 
-def _diff(old: str, new: str, shown: str) -> str:
+def _diff(old: str, new: str, shown: str, created: bool = False) -> str:
+    """``created``: the file does not exist yet, so the diff is from ``/dev/null``."""
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True),
-        fromfile=f"a/{shown}", tofile=f"b/{shown}", n=3,
+        fromfile="/dev/null" if created else f"a/{shown}", tofile=f"b/{shown}", n=3,
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
@@ -53,7 +54,7 @@ def preview_diff(tool: str, args: dict[str, Any], workspace: Path) -> str:
     if old is None:
         return ""
     if tool == "write_file":
-        return _diff(old, str(args.get("content", "")), shown)
+        return _diff(old, str(args.get("content", "")), shown, created=not path.exists())
     before, after = str(args.get("old_string", "")), str(args.get("new_string", ""))
     if not before or before not in old:
         return ""

@@ -119,27 +119,68 @@ def tool_summary(block: ToolBlock, width: int) -> Text:
     return text
 
 
-def diff_text(diff: str, limit: int | None = DIFF_LINES) -> Text:
-    """A unified diff coloured by line kind; at most ``limit`` lines (None: all)."""
+def diff_text(diff: str, limit: int | None = DIFF_LINES) -> RenderableType:
+    """A unified diff coloured by line kind; at most ``limit`` lines (None: all).
+
+    A line longer than the width wraps at words, and every row it takes keeps the
+    gutter and its ``+``/``-`` marker, so a wrapped line still reads as added or removed.
+    """
+    lines = neutralise(diff).rstrip("\n").splitlines()
+    more = 0 if limit is None else max(0, len(lines) - limit)
+    return _Diff(lines if limit is None else lines[:limit], more)
+
+
+DIFF_GUTTER = "    "
+
+
+def _diff_style(line: str) -> str:
+    if line.startswith(("+++", "---", "diff ", "index ", "***")):
+        return "bold"
+    if line.startswith("+"):
+        return "green"
+    if line.startswith("-"):
+        return "red"
+    return "cyan" if line.startswith("@@") else ""
+
+
+def _wrap_rows(console: Console, body: str, room: int) -> list[str]:
+    """``body`` wrapped at words to ``room`` cells; continuation rows keep its indent."""
     from rich.text import Text
 
-    lines = neutralise(diff).rstrip("\n").splitlines()
-    text = Text()
-    for line in lines if limit is None else lines[:limit]:
-        style = ""
-        if line.startswith(("+++", "---", "diff ", "index ", "***")):
-            style = "bold"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        elif line.startswith("@@"):
-            style = "cyan"
-        text.append("    " + line + "\n", style=style)
-    if limit is not None and len(lines) > limit:
-        text.append(f"    … +{len(lines) - limit} lines (ctrl-o to expand)\n", style="dim italic")
-    text.rstrip()
-    return text
+    indent = body[: len(body) - len(body.lstrip(" \t"))].expandtabs(4)
+    indent = indent if len(indent) <= room // 2 else ""
+    first, *rest = Text(body.expandtabs(4)).wrap(console, room, overflow="fold") or [Text("")]
+    rows = [first.plain.rstrip()]
+    if rest:
+        tail = " ".join(row.plain.strip() for row in rest)
+        wrapped = Text(tail).wrap(console, room - len(indent), overflow="fold")
+        rows += [indent + row.plain.rstrip() for row in wrapped]
+    return rows
+
+
+class _Diff:
+    """Diff lines with a gutter, wrapped to the width; see :func:`diff_text`."""
+
+    def __init__(self, lines: list[str], more: int) -> None:
+        self.lines, self.more = lines, more
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text
+
+        room = max(8, options.max_width - len(DIFF_GUTTER) - 1)
+        out = Text()
+        for line in self.lines:
+            style = _diff_style(line)
+            marker, body = (line[:1], line[1:]) if line[:1] in "+- " and line else ("", line)
+            if style == "bold" or line.startswith("@@"):
+                marker, body = "", line
+            for row in _wrap_rows(console, body, room + (0 if marker else 1)):
+                out.append(DIFF_GUTTER + marker + row + "\n", style=style)
+        if self.more:
+            out.append(f"{DIFF_GUTTER}… +{self.more} lines (ctrl-o to expand)\n",
+                       style="dim italic")
+        out.rstrip()
+        yield out
 
 
 def diff_stats(diff: str) -> tuple[int, int]:
@@ -150,6 +191,16 @@ def diff_stats(diff: str) -> tuple[int, int]:
         elif line.startswith("-") and not line.startswith("---"):
             removed += 1
     return added, removed
+
+
+def first_run(settings: Any, term: TermInfo) -> RenderableType:
+    """What to do when the provider has no API key (``data/first_run.md``)."""
+    from importlib import resources
+
+    text = resources.files("aiagent.ui.tui").joinpath("data/first_run.md").read_text("utf-8")
+    config = settings.provider_config()
+    key_env = config.api_key_env or f"{settings.provider_name.upper()}_API_KEY"
+    return markdown(text.format(provider=settings.provider_name, key_env=key_env), term)
 
 
 def notice(message: str, style: str = "dim") -> Text:

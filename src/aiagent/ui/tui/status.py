@@ -7,9 +7,14 @@ first, so a narrow terminal never wraps or cuts a part in half.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from aiagent.core.messages import Usage
-from aiagent.ui.tui.pricing import cost
+from aiagent.ui.tui.firstframe import cell_len, cut_right, hint_line
+
+__all__ = ["Status", "hint_line", "status_line"]
+
+if TYPE_CHECKING:  # imported when used: the first frame draws a status line early
+    from aiagent.core.messages import Usage
 
 SEP = " · "
 
@@ -24,6 +29,7 @@ class Status:
     total: Usage | None = None  # the session's usage
     jobs: int = 0
     session_id: str = ""
+    note: str = ""  # why there is no agent yet (e.g. "no API key"), kept beside the model
 
 
 def tokens(n: int) -> str:
@@ -43,6 +49,8 @@ def context_percent(status: Status) -> int | None:
 def parts(status: Status) -> list[tuple[int, str]]:
     """(priority, text): lower priority numbers are dropped last."""
     out: list[tuple[int, str]] = [(0, status.model or "no model")]
+    if status.note:
+        out.append((0, status.note))
     if status.provider:
         out.append((5, status.provider))
     if status.mode:
@@ -50,10 +58,12 @@ def parts(status: Status) -> list[tuple[int, str]]:
     percent = context_percent(status)
     if percent is not None:
         out.append((2, f"ctx {percent}%"))
-    total = status.total or Usage()
-    used = total.input_tokens + total.output_tokens + total.cache_read_tokens \
-        + total.cache_write_tokens
-    if used:
+    total = status.total
+    used = 0 if total is None else total.input_tokens + total.output_tokens \
+        + total.cache_read_tokens + total.cache_write_tokens
+    if total is not None and used:
+        from aiagent.ui.tui.pricing import cost
+
         out.append((4, f"{tokens(used)} tok"))
         dollars = cost(status.model, total)
         if dollars is not None:
@@ -68,33 +78,10 @@ def status_line(status: Status, width: int) -> str:
     items = parts(status)
     while items:
         line = SEP.join(text for _, text in items)
-        if len(line) <= width:
+        if cell_len(line) <= width:
             return line
         drop = max(range(len(items)), key=lambda i: (items[i][0], i))
         if len(items) == 1:
-            return line[: max(0, width - 1)] + "…"
+            return cut_right(line, width)
         items.pop(drop)
-    return ""
-
-
-HINTS = (
-    (0, "⏎ send"),
-    (1, "/ commands"),
-    (2, "@ files"),
-    (3, "! shell"),
-    (4, "⌥⏎ newline"),
-    (5, "⇧⇥ mode"),
-    (6, "^C^C quit"),
-)
-
-
-def hint_line(width: int, notice: str = "") -> str:
-    if notice:
-        return notice if len(notice) <= width else notice[: max(0, width - 1)] + "…"
-    items = list(HINTS)
-    while items:
-        line = "  ".join(text for _, text in items)
-        if len(line) <= width:
-            return line
-        items.pop()
     return ""

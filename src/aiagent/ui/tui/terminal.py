@@ -9,20 +9,20 @@ character) on an asyncio queue.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
+
+if TYPE_CHECKING:  # not imported at start-up: the first frame is drawn before asyncio loads
+    import asyncio
 
 MIN_WIDTH = 20
 
 
-@dataclass(frozen=True, slots=True)
-class TermInfo:
+class TermInfo(NamedTuple):  # a NamedTuple, not a dataclass: cheap to import at start-up
     tty: bool  # stdout and stdin are terminals: the full UI
     color: bool
     dark: bool
@@ -77,11 +77,14 @@ class KeyReader:
     """While entered: the terminal does not echo and Ctrl-C is a key, not a signal."""
 
     def __init__(self, fd: int | None = None) -> None:
+        import asyncio
+
         self.fd = sys.stdin.fileno() if fd is None else fd
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self._saved: list | None = None  # type: ignore[type-arg]
 
     def __enter__(self) -> KeyReader:
+        import asyncio
         import termios
 
         with contextlib.suppress(termios.error, OSError):
@@ -94,6 +97,7 @@ class KeyReader:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        import asyncio
         import termios
 
         with contextlib.suppress(Exception):

@@ -60,6 +60,10 @@ async def confirm_trust(app: InteractiveApp) -> None:
         return
     if trust is None or trust.trusted or not items:
         return
+    frame = getattr(app, "frame", None)
+    if frame is not None:  # the painted first screen gives the terminal back before we ask
+        frame.release()
+        app.out.write("\n")
     app.out.write(question(trust.root, items))
     app.out.flush()
     answer = await _answer(app)
