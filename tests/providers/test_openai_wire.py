@@ -58,7 +58,7 @@ def test_history_conversion() -> None:
     messages = request_body(make_request(messages=history, system=""))["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "assistant", "tool", "user"]
     calls = messages[1]["tool_calls"]
-    assert messages[1]["content"] is None
+    assert messages[1]["content"] == ""  # never null: strict servers (llama.cpp) reject it
     assert calls[0] == {"id": "c1", "type": "function", "function": {"name": "a", "arguments": '{"x":1}'}}
     assert calls[1]["function"]["arguments"] == "{}"
     assert messages[2] == {"role": "tool", "tool_call_id": "c1", "content": "one"}

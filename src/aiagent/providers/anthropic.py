@@ -18,7 +18,6 @@ from aiagent.providers.base import (
     ProviderError,
     RetryableError,
     Stop,
-    StreamEvent,
     TextDelta,
     ToolSpec,
     ToolUse,
@@ -26,6 +25,8 @@ from aiagent.providers.base import (
 )
 from aiagent.providers.wire import (
     Decoder,
+    ToolProgress,
+    WireEvent,
     WireProvider,
     WireRequest,
     as_dict,
@@ -164,7 +165,7 @@ class _Response:
         )
 
 
-async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[StreamEvent, None]:
+async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[WireEvent, None]:
     """Provider-neutral events from the Messages SSE stream."""
     response = _Response()
     async for sse in iter_sse(lines):
@@ -176,7 +177,7 @@ async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[StreamEvent
             yield event
 
 
-def _handle(response: _Response, kind: str, data: dict[str, Any]) -> Iterator[StreamEvent]:
+def _handle(response: _Response, kind: str, data: dict[str, Any]) -> Iterator[WireEvent]:
     if kind == "message_start":
         response.take_usage(as_dict(data.get("message")).get("usage"))
     elif kind == "content_block_start":
@@ -207,7 +208,7 @@ def _start_block(response: _Response, data: dict[str, Any]) -> None:
         response.tools[index] = _ToolDraft(tool_id, str(block.get("name", "")), as_dict(block.get("input")))
 
 
-def _delta(response: _Response, data: dict[str, Any]) -> Iterator[StreamEvent]:
+def _delta(response: _Response, data: dict[str, Any]) -> Iterator[WireEvent]:
     delta = as_dict(data.get("delta"))
     kind = delta.get("type")
     if kind == "text_delta":
@@ -219,6 +220,7 @@ def _delta(response: _Response, data: dict[str, Any]) -> Iterator[StreamEvent]:
         part = delta.get("partial_json")
         if draft is not None and isinstance(part, str):
             draft.parts.append(part)
+            yield ToolProgress(len(part))
 
 
 def stream_error(error: dict[str, Any]) -> ProviderError:

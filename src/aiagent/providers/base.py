@@ -49,6 +49,17 @@ class ProviderConfig:
     backoff_max: float = 30.0
     max_retry_wait: float = 120.0  # a retry-after longer than this is not waited for
     extra_headers: dict[str, str] = field(default_factory=dict)
+    # Bounds on what one response may cost (see wire.py); 0 turns a bound off.
+    max_line_bytes: int = 8 * 1024 * 1024  # one SSE/NDJSON line or event
+    max_body_bytes: int = 256 * 1024 * 1024  # one response body, after decompression
+    max_output_chars: int = 1_000_000  # text and tool-call arguments in one response
+    turn_timeout: float = 1800.0  # one response, retries included
+    # The model's context window when known (config or the built-in table); when None the
+    # server is asked once (llama.cpp's /props, /v1/models, Ollama's /api/show).
+    context_window: int | None = None
+    probe_limits: bool = True
+    probe_timeout: float = 2.0
+    min_output_tokens: int = 256  # max_tokens never goes below this, whatever the prompt
 
 
 # ---- stream events -------------------------------------------------------------------
@@ -124,6 +135,23 @@ class ModelNotFoundError(ProviderError):
 
 class ContextOverflowError(ProviderError):
     """400/413: the request is larger than the model's context window."""
+
+
+class InvalidRequestError(ProviderError):
+    """The server rejected the request itself (400/422, or a 500 saying it could not
+    validate or parse it): sending it again cannot help, so it is never retried."""
+
+    exit_code = 6
+
+
+class StreamLimitError(ProviderError):
+    """A response went past one of the stream bounds (line, body, output size)."""
+
+
+class TurnTimeoutError(ProviderError):
+    """No complete response within ``turn_timeout`` seconds (retries included)."""
+
+    exit_code = 4
 
 
 class RetryableError(ProviderError):

@@ -29,6 +29,8 @@ from aiagent.providers.base import (
 )
 from aiagent.providers.wire import (
     Decoder,
+    ToolProgress,
+    WireEvent,
     WireProvider,
     WireRequest,
     as_dict,
@@ -118,7 +120,9 @@ def convert_messages(messages: list[Message]) -> list[dict[str, Any]]:
 def _assistant(message: Message) -> dict[str, Any]:
     calls = [_tool_call(b) for b in message.content if isinstance(b, ToolUseBlock)]
     text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-    entry: dict[str, Any] = {"role": "assistant", "content": text or (None if calls else "")}
+    # Never ``null``: OpenAI allows it beside tool calls, but strict servers do not
+    # (llama.cpp's answers 500 "Expected 'content' to be a string or an array").
+    entry: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
         entry["tool_calls"] = calls
     return entry
@@ -158,7 +162,8 @@ class _Response:
     finish_reason: str | None = None
     usage: UsageReport | None = None
 
-    def add_call(self, delta: dict[str, Any]) -> None:
+    def add_call(self, delta: dict[str, Any]) -> int:
+        """Take one tool-call delta; the number of characters it added."""
         function = as_dict(delta.get("function"))
         index = delta.get("index")
         if not isinstance(index, int):
@@ -167,10 +172,12 @@ class _Response:
         draft.id = draft.id or str(delta.get("id") or "")
         draft.name = draft.name or str(function.get("name") or "")
         arguments = function.get("arguments")
-        if isinstance(arguments, str):
-            draft.parts.append(arguments)
-        elif isinstance(arguments, dict):  # a few servers send an object
-            draft.parts.append(json.dumps(arguments))
+        if isinstance(arguments, dict):  # a few servers send an object
+            arguments = json.dumps(arguments)
+        if not isinstance(arguments, str):
+            return len(str(function.get("name") or ""))
+        draft.parts.append(arguments)
+        return len(arguments) + len(str(function.get("name") or ""))
 
     def _guess_index(self, new_id: object, name: object) -> int:
         """Some servers leave ``index`` out: a new id, or a second name without an id,
@@ -191,7 +198,7 @@ class _Response:
         yield Stop("tool_use" if self.calls and reason == "end_turn" else reason)
 
 
-async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[StreamEvent, None]:
+async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[WireEvent, None]:
     """Provider-neutral events from the chat completion chunks."""
     response = _Response()
     async for sse in iter_sse(lines):
@@ -206,7 +213,7 @@ async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[StreamEvent
         yield event
 
 
-def _handle(response: _Response, chunk: dict[str, Any]) -> Iterator[StreamEvent]:
+def _handle(response: _Response, chunk: dict[str, Any]) -> Iterator[WireEvent]:
     if "error" in chunk:
         raise _stream_error(chunk["error"])
     usage = as_dict(chunk.get("usage"))
@@ -221,7 +228,7 @@ def _handle(response: _Response, chunk: dict[str, Any]) -> Iterator[StreamEvent]
             yield TextDelta(content)
         calls = delta.get("tool_calls")
         for call in calls if isinstance(calls, list) else []:
-            response.add_call(as_dict(call))
+            yield ToolProgress(response.add_call(as_dict(call)))
         if choice.get("finish_reason"):
             response.finish_reason = str(choice["finish_reason"])
 
