@@ -194,7 +194,8 @@ def _handle(response: _Response, kind: str, data: dict[str, Any]) -> Iterator[Wi
     elif kind == "message_stop":
         for index in sorted(response.tools):
             yield response.tools.pop(index).finish()
-        yield response.report()
+        if response.usage:  # a server that reports nothing: usage stays unknown, not 0
+            yield response.report()
         yield Stop(response.stop_reason or "end_turn")
     elif kind == "error":
         raise stream_error(as_dict(data.get("error")))

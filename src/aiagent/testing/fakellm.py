@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import json
 import signal
 import socket
@@ -218,6 +219,8 @@ class _Answer:
         try:
             if self.turn.status is not None and self.turn.status >= 400:
                 self._send_error()
+            elif self.turn.fault:
+                self._send_fault()
             else:
                 self._send_stream()
         except OSError:  # the client went away
@@ -242,8 +245,14 @@ class _Answer:
         h.send_response(200)
         h.send_header("content-type", self.format.content_type)
         h.send_header("cache-control", "no-cache")
+        if self.turn.gzip:
+            h.send_header("content-encoding", "gzip")
         h.send_header("transfer-encoding", "chunked")
         h.end_headers()
+        if self.turn.gzip:
+            body = gzip.compress(self.format.preamble + b"".join(events))
+            self._write(_chunked(body) + b"0\r\n\r\n")
+            return
         if not (self.turn.stall or self.turn.chunk_delay or self.turn.cut_after is not None):
             self._write(b"".join(map(_chunked, [self.format.preamble, *events])) + b"0\r\n\r\n")
             return
@@ -256,6 +265,26 @@ class _Answer:
                 self._drop()
                 return
             self._write(_chunked(event))
+        self._write(b"0\r\n\r\n")
+
+    def _send_fault(self) -> None:
+        """A hostile stream (see :mod:`aiagent.testing.faults`), generated as it goes."""
+        from aiagent.testing.faults import fault_body
+
+        h = self.handler
+        h.send_response(200)
+        h.send_header("content-type", self.format.content_type)
+        h.send_header("cache-control", "no-cache")
+        if self.turn.fault == "gzip_bomb":
+            h.send_header("content-encoding", "gzip")
+        h.send_header("transfer-encoding", "chunked")
+        h.end_headers()
+        stopping = self.handler.server.fake._stopping
+        for piece in fault_body(self.format, self.turn, self.request, self.serial):
+            if stopping.is_set():
+                self._drop()
+                return
+            self._write(_chunked(piece))
         self._write(b"0\r\n\r\n")
 
     def _pause(self, index: int, middle: int) -> bool:
