@@ -8,7 +8,13 @@ import time
 import pytest
 from provider_harness import SECRET, run
 
-from aiagent.providers.base import AuthError, InvalidRequestError, ModelNotFoundError, ProviderError, TextDelta
+from aiagent.providers.base import (
+    AuthError,
+    InvalidRequestError,
+    ModelNotFoundError,
+    ProviderError,
+    TextDelta,
+)
 from aiagent.testing import FakeLLM, Turn
 
 
