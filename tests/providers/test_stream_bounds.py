@@ -141,3 +141,32 @@ def test_no_usage_reported_gives_no_usage_event(provider_name: str) -> None:
         outcome = run(provider_name, fake)
     assert outcome.text == "no usage here"
     assert not [e for e in outcome.kept if isinstance(e, UsageReport)]
+
+
+@pytest.mark.parametrize(
+    ("chunks", "lines"),
+    [
+        ([b"data: a", b"\n", b"\n", b"data: b\n\n"], ["data: a", "", "data: b", ""]),
+        ([b"data: a", b"\n\n\n\n", b"data: b\r\n\r\n"], ["data: a", "", "data: b", ""]),
+        ([b"x\n", b"\n\n", b"y"], ["x", "", "y"]),
+        ([b"da", b"ta: \xc3", b"\xa9\n"], ["data: é"]),  # a character split across chunks
+    ],
+)
+def test_line_splitting_across_chunk_boundaries(chunks: list[bytes], lines: list[str]) -> None:
+    """Lines as SSE/NDJSON need them, wherever the network cut the bytes; runs of blank
+    lines come out as one."""
+    import asyncio
+
+    from aiagent.providers.body import BodyLimits, bounded_lines
+
+    class Body:  # the one attribute and method bounded_lines reads of a response
+        headers: dict[str, str] = {}
+
+        async def aiter_raw(self):  # type: ignore[no-untyped-def]
+            for chunk in chunks:
+                yield chunk
+
+    async def read() -> list[str]:
+        return [line async for line in bounded_lines(Body(), BodyLimits("t", 100, 10_000))]  # type: ignore[arg-type]
+
+    assert asyncio.run(read()) == lines

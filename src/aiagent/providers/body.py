@@ -136,34 +136,33 @@ async def bounded_lines(
     A run of blank lines comes out as one: the same to SSE (a blank line ends an event)
     and NDJSON (blank lines are skipped), and a body of millions of newlines costs no
     more than its bytes."""
-    buffer = b""
+    pending: list[bytes] = []  # the unfinished line, in pieces (no quadratic joins)
+    size = 0
     blank = False
     async for piece in decoded_chunks(resp, limits, watch):
         if b"\n" not in piece:
-            buffer += piece
-            _check_line(len(buffer), limits)
+            pending.append(piece)
+            size += len(piece)
+            _check_line(size, limits)
             continue
-        if not piece.strip(b"\r\n"):  # newlines only (a padding flood): at C speed
-            if buffer.strip(b"\r"):
-                yield _text(buffer)
-                blank = False
-            buffer = b""
-            if not blank:
-                yield ""
-            blank = True
-            continue
-        parts = piece.split(b"\n")
-        parts[0] = buffer + parts[0]
-        buffer = parts.pop()
+        if not piece.strip(b"\r\n") and piece.count(b"\n") > 1:
+            # newlines only (a padding flood): the line that ends, one blank, at C speed
+            parts = [b"".join(pending), b"", b""]
+        else:
+            parts = piece.split(b"\n")
+            parts[0] = b"".join([*pending, parts[0]])
+        tail = parts.pop()
+        pending, size = [tail], len(tail)
         for raw in parts:
             _check_line(len(raw), limits)
             empty = not raw or raw == b"\r"
             if not (empty and blank):
                 yield _text(raw)
             blank = empty
-        _check_line(len(buffer), limits)
-    if buffer:
-        yield _text(buffer)
+        _check_line(size, limits)
+    rest = b"".join(pending)
+    if rest:
+        yield _text(rest)
 
 
 def _check_line(size: int, limits: BodyLimits) -> None:

@@ -49,6 +49,9 @@ class OllamaProvider(WireProvider):
     def decoder(self) -> Decoder:
         return decode_stream
 
+    def probe_base(self) -> str:
+        return host_url(self.config.base_url)
+
     def _headers(self) -> dict[str, str]:
         headers = {"accept": "application/x-ndjson"}
         if self.config.api_key:  # Ollama behind an authenticating proxy

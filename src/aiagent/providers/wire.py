@@ -58,6 +58,7 @@ from aiagent.providers.body import (
     bounded_lines,
     read_capped,
 )
+from aiagent.providers.limits import fit_max_tokens, probe_window
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 INVALID_STATUS = frozenset({400, 413, 422})
@@ -308,6 +309,22 @@ class HttpStreamer:
             await self._client.aclose()
             self._client = None
 
+    async def fetch_json(self, method: str, url: str, body: dict[str, Any] | None) -> object:
+        """A small JSON answer within ``probe_timeout`` seconds, or None on any failure."""
+        cfg = self.config
+        limits = BodyLimits("probe", cfg.max_line_bytes, 1024 * 1024)
+        headers = {"accept-encoding": ACCEPT_ENCODING, **cfg.extra_headers}
+        if cfg.api_key:
+            headers["authorization"] = f"Bearer {cfg.api_key}"
+        try:
+            async with asyncio.timeout(cfg.probe_timeout):
+                async with self.client().stream(method, url, json=body, headers=headers) as resp:
+                    if resp.status_code != 200:
+                        return None
+                    return json.loads(await read_capped(resp, limits, cap=1024 * 1024))
+        except (TimeoutError, httpx.HTTPError, ProviderError, ValueError):
+            return None
+
     async def stream(self, req: WireRequest, decode: Decoder) -> AsyncIterator[StreamEvent]:
         """The events of one response, started over on retryable failures, within the
         turn's deadline."""
@@ -463,13 +480,16 @@ def join_url(base: str, path: str) -> str:
 
 class WireProvider:
     """What the three providers share: a name, one :class:`HttpStreamer`, and a stream that
-    is one request plus a decoder. Subclasses say how to build the request and decode it."""
+    is one request plus a decoder. Subclasses say how to build the request and decode it.
+    Every request is fitted to the model's context window (see ``limits.py``)."""
 
     name = ""
 
     def __init__(self, config: ProviderConfig) -> None:
         self.config = config
         self._wire = HttpStreamer(config)
+        self._window: int | None = config.context_window
+        self._probed = config.context_window is not None or not config.probe_limits
 
     def wire_request(self, req: CompletionRequest) -> WireRequest:
         raise NotImplementedError
@@ -477,9 +497,21 @@ class WireProvider:
     def decoder(self) -> Decoder:
         raise NotImplementedError
 
+    def probe_base(self) -> str:
+        """The base URL the limits probe starts from."""
+        return self.config.base_url.rstrip("/")
+
     async def stream(self, req: CompletionRequest) -> AsyncIterator[StreamEvent]:
+        req = fit_max_tokens(req, await self.context_window(req.model), self.config.min_output_tokens)
         async for event in self._wire.stream(self.wire_request(req), self.decoder()):
             yield event
+
+    async def context_window(self, model: str) -> int | None:
+        """The model's window: configured or known, else asked of the server once."""
+        if not self._probed:
+            self._probed = True
+            self._window = await probe_window(self.name, self.probe_base(), model, self._wire.fetch_json)
+        return self._window
 
     async def aclose(self) -> None:
         await self._wire.aclose()

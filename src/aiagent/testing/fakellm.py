@@ -7,7 +7,7 @@ the answer is the text ``FakeLLM: script exhausted``. Answers always stream.
 
     with FakeLLM([Turn(text="Hello.")]) as fake:
         ...  # point a provider at fake.url (OpenAI: fake.url + "/v1")
-        fake.requests  # every request: {"path", "headers", "json"}
+        fake.requests  # every request: {"path", "headers", "json", "time" (monotonic)}
 
 Run it for a person or another process: ``python -m aiagent.testing.fakellm --script
 FILE [--port N]`` prints the URL and serves until killed.
@@ -23,6 +23,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -188,7 +189,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _record(self, body: object) -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}
-        self.server.fake.requests.append({"path": self.path, "headers": headers, "json": body})
+        entry = {"path": self.path, "headers": headers, "json": body, "time": time.monotonic()}
+        self.server.fake.requests.append(entry)
 
     def _send_json(self, status: int, body: object, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
