@@ -8,9 +8,9 @@ error naming the cap. Beside each fault, the legitimate twin that must keep work
 from __future__ import annotations
 
 import json
-import sys
 import socket
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
