@@ -277,6 +277,7 @@ class Settings:
             turn_timeout=float(net.get("turn_timeout", 1800.0)),
             probe_timeout=float(net.get("probe_timeout", 2.0)),
             probe_limits=float(net.get("probe_timeout", 2.0)) > 0,
+            tool_choice=str(self.get(f"provider.{provider}.tool_choice", "auto")),
         )
 
     @property

@@ -22,6 +22,7 @@ from aiagent.providers.base import (
     ToolSpec,
     ToolUse,
     UsageReport,
+    forced_choice,
 )
 from aiagent.providers.wire import (
     Decoder,
@@ -46,7 +47,8 @@ class AnthropicProvider(WireProvider):
 
     def wire_request(self, req: CompletionRequest) -> WireRequest:
         url = messages_url(self.config.base_url)
-        return WireRequest(self.name, req.model, url, self._headers(), request_body(req))
+        body = request_body(req, tool_choice=self.config.tool_choice)
+        return WireRequest(self.name, req.model, url, self._headers(), body)
 
     def decoder(self) -> Decoder:
         return decode_stream
@@ -66,7 +68,7 @@ def messages_url(base_url: str) -> str:
 # ---- request -------------------------------------------------------------------------
 
 
-def request_body(req: CompletionRequest) -> dict[str, Any]:
+def request_body(req: CompletionRequest, tool_choice: str = "auto") -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": req.model,
         "max_tokens": req.max_tokens,
@@ -77,6 +79,10 @@ def request_body(req: CompletionRequest) -> dict[str, Any]:
         body["system"] = [{"type": "text", "text": req.system, "cache_control": EPHEMERAL}]
     if req.tools:
         body["tools"] = convert_tools(req.tools)
+        choice = forced_choice(tool_choice, req)
+        if choice not in ("", "auto"):  # the API's default is auto
+            named = {"required": {"type": "any"}, "none": {"type": "none"}}
+            body["tool_choice"] = named.get(choice, {"type": "tool", "name": choice})
     if req.temperature is not None:
         body["temperature"] = req.temperature
     return body

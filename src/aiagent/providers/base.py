@@ -60,6 +60,10 @@ class ProviderConfig:
     probe_limits: bool = True
     probe_timeout: float = 2.0
     min_output_tokens: int = 256  # max_tokens never goes below this, whatever the prompt
+    # "auto" (sent explicitly: some servers ignore tools without it), "required", "none",
+    # a tool's name (that tool is forced), or "" (not sent). A forced choice holds until
+    # the model has called a tool, so a run can still finish.
+    tool_choice: str = "auto"
 
 
 # ---- stream events -------------------------------------------------------------------
@@ -113,6 +117,18 @@ class Provider(Protocol):
 
 
 # ---- errors --------------------------------------------------------------------------
+
+
+def forced_choice(choice: str, req: CompletionRequest) -> str:
+    """The tool choice for this request: a forcing choice ("required" or a tool name)
+    turns to "auto" once the request follows tool results."""
+    if choice in ("", "auto", "none"):
+        return choice
+    last = req.messages[-1] if req.messages else None
+    following_tools = last is not None and last.role == "user" and any(
+        getattr(b, "type", "") == "tool_result" for b in last.content
+    )
+    return "auto" if following_tools else choice
 
 
 class ProviderError(Exception):

@@ -26,6 +26,7 @@ from aiagent.providers.base import (
     ToolSpec,
     ToolUse,
     UsageReport,
+    forced_choice,
 )
 from aiagent.providers.wire import (
     Decoder,
@@ -55,7 +56,8 @@ class OpenAIProvider(WireProvider):
 
     def wire_request(self, req: CompletionRequest) -> WireRequest:
         url = join_url(self.config.base_url, "/chat/completions")
-        body = request_body(req, official=urlsplit(url).hostname == "api.openai.com")
+        official = urlsplit(url).hostname == "api.openai.com"
+        body = request_body(req, official=official, tool_choice=self.config.tool_choice)
         return WireRequest(self.name, req.model, url, self._headers(), body)
 
     def decoder(self) -> Decoder:
@@ -71,7 +73,7 @@ class OpenAIProvider(WireProvider):
 # ---- request -------------------------------------------------------------------------
 
 
-def request_body(req: CompletionRequest, *, official: bool = False) -> dict[str, Any]:
+def request_body(req: CompletionRequest, *, official: bool = False, tool_choice: str = "auto") -> dict[str, Any]:
     """The request. ``official`` (api.openai.com) uses ``max_completion_tokens``, which
     newer OpenAI models require; compatible servers know ``max_tokens``."""
     messages: list[dict[str, Any]] = []
@@ -87,6 +89,10 @@ def request_body(req: CompletionRequest, *, official: bool = False) -> dict[str,
     }
     if req.tools:
         body["tools"] = convert_tools(req.tools)
+        choice = forced_choice(tool_choice, req)
+        if choice:
+            body["tool_choice"] = choice if choice in ("auto", "required", "none") else {
+                "type": "function", "function": {"name": choice}}
     if req.temperature is not None:
         body["temperature"] = req.temperature
     return body

@@ -53,8 +53,14 @@ MODELS = {
 class FakeLLM:
     """A scripted LLM server. Use as a context manager, or :meth:`start`/:meth:`stop`."""
 
-    def __init__(self, script: Iterable[Turn] = (), *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, script: Iterable[Turn] = (), *, host: str = "127.0.0.1", port: int = 0,
+        context_size: int | None = None,
+    ) -> None:
         self.script: list[Turn] = list(script)
+        #: when set, the server tells its context size as llama.cpp (``GET /props``) and
+        #: Ollama (``POST /api/show``) do
+        self.context_size = context_size
         self.requests: list[dict[str, Any]] = []
         self.connections = 0  # TCP connections accepted (clients should reuse them)
         self.host, self.port = host, port
@@ -161,7 +167,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._record(None)
         path = _route(self.path)
-        if path in MODELS:
+        size = self.server.fake.context_size
+        if path == "/props" and size:
+            self._send_json(200, {"default_generation_settings": {"n_ctx": size}, "total_slots": 1})
+        elif path in MODELS:
             self._send_json(200, MODELS[path])
         else:
             self._send_json(404, {"error": f"no route {path}"})
@@ -171,7 +180,10 @@ class _Handler(BaseHTTPRequestHandler):
         path = _route(self.path)
         self._record(body)
         route = ROUTES.get(path)
-        if route is None:
+        size = self.server.fake.context_size
+        if path == "/api/show" and size:
+            self._send_json(200, {"parameters": f"num_ctx {size}", "model_info": {"llama.context_length": 131072}})
+        elif route is None:
             self._send_json(404, {"error": f"no route {path}"})
         elif not isinstance(body, dict):
             self._send_json(400, route[2](400, "request body is not a JSON object"))
