@@ -127,3 +127,19 @@ def test_stop_with_tool_calls_means_tool_use() -> None:
 def test_error_inside_the_stream_is_raised() -> None:
     with pytest.raises(ProviderError, match="context length exceeded"):
         asyncio.run(_decode([{"error": {"message": "context length exceeded", "code": 400}}]))
+
+
+def test_unstreamed_answers_with_tool_calls() -> None:
+    """``stream = false`` (for servers that cannot stream tool calls): the whole answer is
+    read at once, text, tool calls and usage alike."""
+    from aiagent.testing import ToolCall
+
+    turn = Turn(text="calling", tool_calls=[ToolCall("read_file", {"file_path": "a"})], usage=(7, 3))
+    with FakeLLM([turn]) as fake:
+        outcome = run("openai", fake, stream=False)
+        body = fake.requests[0]["json"]
+    assert body["stream"] is False and "stream_options" not in body
+    assert outcome.text == "calling"
+    assert [(t.name, t.input) for t in outcome.tools] == [("read_file", {"file_path": "a"})]
+    assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == (7, 3)
+    assert outcome.stop == "tool_use"

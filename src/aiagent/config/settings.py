@@ -278,6 +278,7 @@ class Settings:
             probe_timeout=float(net.get("probe_timeout", 2.0)),
             probe_limits=float(net.get("probe_timeout", 2.0)) > 0,
             tool_choice=str(self.get(f"provider.{provider}.tool_choice", "auto")),
+            stream=self.get(f"provider.{provider}.stream", True) is not False,
         )
 
     @property

@@ -64,6 +64,9 @@ class ProviderConfig:
     # a tool's name (that tool is forced), or "" (not sent). A forced choice holds until
     # the model has called a tool, so a run can still finish.
     tool_choice: str = "auto"
+    # False: ask for the whole answer at once (OpenAI wire only), for servers that cannot
+    # stream tool calls; idle_timeout then has to cover the whole generation.
+    stream: bool = True
 
 
 # ---- stream events -------------------------------------------------------------------

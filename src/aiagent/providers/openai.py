@@ -57,11 +57,12 @@ class OpenAIProvider(WireProvider):
     def wire_request(self, req: CompletionRequest) -> WireRequest:
         url = join_url(self.config.base_url, "/chat/completions")
         official = urlsplit(url).hostname == "api.openai.com"
-        body = request_body(req, official=official, tool_choice=self.config.tool_choice)
+        body = request_body(req, official=official, tool_choice=self.config.tool_choice,
+                            stream=self.config.stream)
         return WireRequest(self.name, req.model, url, self._headers(), body)
 
     def decoder(self) -> Decoder:
-        return decode_stream
+        return decode_stream if self.config.stream else decode_whole
 
     def _headers(self) -> dict[str, str]:
         headers = {"accept": "text/event-stream"}
@@ -73,20 +74,19 @@ class OpenAIProvider(WireProvider):
 # ---- request -------------------------------------------------------------------------
 
 
-def request_body(req: CompletionRequest, *, official: bool = False, tool_choice: str = "auto") -> dict[str, Any]:
+def request_body(
+    req: CompletionRequest, *, official: bool = False, tool_choice: str = "auto", stream: bool = True
+) -> dict[str, Any]:
     """The request. ``official`` (api.openai.com) uses ``max_completion_tokens``, which
     newer OpenAI models require; compatible servers know ``max_tokens``."""
     messages: list[dict[str, Any]] = []
     if req.system:
         messages.append({"role": "system", "content": req.system})
     messages += convert_messages(req.messages)
-    body: dict[str, Any] = {
-        "model": req.model,
-        "messages": messages,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-        ("max_completion_tokens" if official else "max_tokens"): req.max_tokens,
-    }
+    body: dict[str, Any] = {"model": req.model, "messages": messages, "stream": stream}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    body["max_completion_tokens" if official else "max_tokens"] = req.max_tokens
     if req.tools:
         body["tools"] = convert_tools(req.tools)
         choice = forced_choice(tool_choice, req)
@@ -215,6 +215,29 @@ async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[WireEvent, 
     else:
         if response.finish_reason is None:
             return  # cut before the end: the caller retries
+    for event in response.finish():
+        yield event
+
+
+async def decode_whole(lines: AsyncIterator[str]) -> AsyncGenerator[WireEvent, None]:
+    """Provider-neutral events from a whole (not streamed) chat completion."""
+    data = load_event("\n".join([line async for line in lines]))
+    if "error" in data:
+        raise _stream_error(data["error"])
+    response = _Response()
+    choices = data.get("choices")
+    choice = as_dict(choices[0]) if isinstance(choices, list) and choices else {}
+    message = as_dict(choice.get("message"))
+    content = message.get("content")
+    if isinstance(content, str) and content:
+        yield TextDelta(content)
+    calls = message.get("tool_calls")
+    for index, call in enumerate(calls if isinstance(calls, list) else []):
+        yield ToolProgress(response.add_call({"index": index, **as_dict(call)}))
+    usage = as_dict(data.get("usage"))
+    if usage:
+        response.usage = _usage(usage)
+    response.finish_reason = str(choice.get("finish_reason") or "stop")
     for event in response.finish():
         yield event
 

@@ -235,6 +235,8 @@ class _Answer:
                 self._send_error()
             elif self.turn.fault:
                 self._send_fault()
+            elif self.format is formats.OPENAI and self.request.get("stream") is False:
+                self.handler._send_json(200, formats.openai_whole(self.turn, self.request, self.serial))
             else:
                 self._send_stream()
         except OSError:  # the client went away

@@ -147,6 +147,23 @@ def openai_events(turn: Turn, request: dict[str, Any], serial: int) -> list[byte
     return out
 
 
+def openai_whole(turn: Turn, request: dict[str, Any], serial: int) -> dict[str, Any]:
+    """A whole chat completion (the answer to ``"stream": false``)."""
+    message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+    if turn.tool_calls:
+        message["tool_calls"] = [
+            {"id": call.id or f"call_fake_{serial}_{n}", "type": "function",
+             "function": {"name": call.name, "arguments": call.raw_arguments()}}
+            for n, call in enumerate(turn.tool_calls)
+        ]
+    body: dict[str, Any] = {"id": f"chatcmpl-fake-{serial}", "object": "chat.completion",
+                            "created": int(time.time()), "model": request.get("model", "fake")}
+    body["choices"] = [{"index": 0, "message": message, "finish_reason": _OPENAI_STOPS.get(turn.stop, turn.stop)}]
+    if turn.usage is not None:
+        body["usage"] = _openai_usage(turn, turn.usage)
+    return body
+
+
 def _openai_usage(turn: Turn, usage: tuple[int, int]) -> dict[str, Any]:
     prompt = usage[0] + turn.cache[0]
     return {
