@@ -43,7 +43,7 @@ def test_server_context_caps_max_tokens_and_is_asked_once(name: str) -> None:
     request = make_request(max_tokens=8192, messages=[Message.user("x" * 3000)])
     with FakeLLM([Turn(text="a"), Turn(text="b")], context_size=2048) as fake:
         _two_turns(name, fake, request)
-        probes = [r["path"] for r in fake.requests if r["path"].endswith(("/props", "/api/show"))]
+        probes = [r["path"] for r in fake.probes if r["path"].endswith(("/props", "/api/show"))]
         asked = _asked(fake, name)
     assert len(probes) == 1  # once per run, not per request
     expected = 2048 - prompt_estimate(request)
@@ -71,7 +71,7 @@ def test_known_window_skips_the_probe() -> None:
     request = make_request(max_tokens=8192)
     with FakeLLM([Turn(text="a"), Turn(text="b")], context_size=2048) as fake:
         _two_turns("openai", fake, request, context_window=100_000)
-        assert [r["path"] for r in fake.requests if r["json"] is None] == []
+        assert fake.probes == []
         assert _asked(fake, "openai") == [8192, 8192]
 
 

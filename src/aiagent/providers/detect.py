@@ -4,7 +4,8 @@ A provider named anywhere (config file, ``AIAGENT_PROVIDER``, ``--provider``) is
 is. Otherwise the first available wins: an Anthropic key, an OpenAI key, a base URL set for
 one of them (a local OpenAI-compatible server needs no key), then an Ollama server that
 answers on ``OLLAMA_HOST`` (default ``127.0.0.1:11434``) within :data:`PROBE_SECONDS`.
-The choice is said in one line; when nothing is available, the error names what to set.
+A choice other than the built-in default is said in one line; when nothing is available,
+the error names what to set.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ def choose_provider(settings: Any) -> str | None:
     name, why = _available(settings)
     if name is None:
         raise AuthError(NOTHING)
+    if name == settings.provider_name:  # the built-in default, as before: nothing to say
+        return None
     _settle(settings, name)
     return f"using provider {name} ({why}; choose another with --provider)"
 

@@ -7,7 +7,8 @@ the answer is the text ``FakeLLM: script exhausted``. Answers always stream.
 
     with FakeLLM([Turn(text="Hello.")]) as fake:
         ...  # point a provider at fake.url (OpenAI: fake.url + "/v1")
-        fake.requests  # every request: {"path", "headers", "json", "time" (monotonic)}
+        fake.requests  # every chat request: {"path", "headers", "json", "time" (monotonic)}
+        fake.probes    # the other requests (GET /v1/models, /props, POST /api/show...)
 
 Run it for a person or another process: ``python -m aiagent.testing.fakellm --script
 FILE [--port N]`` prints the URL and serves until killed.
@@ -62,6 +63,7 @@ class FakeLLM:
         #: Ollama (``POST /api/show``) do
         self.context_size = context_size
         self.requests: list[dict[str, Any]] = []
+        self.probes: list[dict[str, Any]] = []  # GETs and /api/show: not chat requests
         self.connections = 0  # TCP connections accepted (clients should reuse them)
         self.host, self.port = host, port
         self._next = 0  # index of the next script turn
@@ -165,7 +167,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: the requests are in ``FakeLLM.requests``."""
 
     def do_GET(self) -> None:
-        self._record(None)
+        self._record(None, probe=True)
         path = _route(self.path)
         size = self.server.fake.context_size
         if path == "/props" and size:
@@ -178,7 +180,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self._read_json()
         path = _route(self.path)
-        self._record(body)
+        self._record(body, probe=path == "/api/show")
         route = ROUTES.get(path)
         size = self.server.fake.context_size
         if path == "/api/show" and size:
@@ -199,10 +201,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return None
 
-    def _record(self, body: object) -> None:
+    def _record(self, body: object, probe: bool = False) -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}
         entry = {"path": self.path, "headers": headers, "json": body, "time": time.monotonic()}
-        self.server.fake.requests.append(entry)
+        fake = self.server.fake
+        (fake.probes if probe else fake.requests).append(entry)
 
     def _send_json(self, status: int, body: object, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
