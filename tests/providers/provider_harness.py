@@ -79,6 +79,7 @@ def make_config(name: str, fake: FakeLLM, **overrides: Any) -> ProviderConfig:
         "idle_timeout": 2.0,
         "connect_timeout": 2.0,
         "max_retries": 3,
+        "probe_limits": False,  # the limits probe has tests of its own (test_limits.py)
     }
     values.update(overrides)
     return ProviderConfig(**values)

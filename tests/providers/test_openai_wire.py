@@ -58,7 +58,7 @@ def test_history_conversion() -> None:
     messages = request_body(make_request(messages=history, system=""))["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "assistant", "tool", "user"]
     calls = messages[1]["tool_calls"]
-    assert messages[1]["content"] is None
+    assert messages[1]["content"] == ""  # never null: strict servers (llama.cpp) reject it
     assert calls[0] == {"id": "c1", "type": "function", "function": {"name": "a", "arguments": '{"x":1}'}}
     assert calls[1]["function"]["arguments"] == "{}"
     assert messages[2] == {"role": "tool", "tool_call_id": "c1", "content": "one"}
@@ -127,3 +127,19 @@ def test_stop_with_tool_calls_means_tool_use() -> None:
 def test_error_inside_the_stream_is_raised() -> None:
     with pytest.raises(ProviderError, match="context length exceeded"):
         asyncio.run(_decode([{"error": {"message": "context length exceeded", "code": 400}}]))
+
+
+def test_unstreamed_answers_with_tool_calls() -> None:
+    """``stream = false`` (for servers that cannot stream tool calls): the whole answer is
+    read at once, text, tool calls and usage alike."""
+    from aiagent.testing import ToolCall
+
+    turn = Turn(text="calling", tool_calls=[ToolCall("read_file", {"file_path": "a"})], usage=(7, 3))
+    with FakeLLM([turn]) as fake:
+        outcome = run("openai", fake, stream=False)
+        body = fake.requests[0]["json"]
+    assert body["stream"] is False and "stream_options" not in body
+    assert outcome.text == "calling"
+    assert [(t.name, t.input) for t in outcome.tools] == [("read_file", {"file_path": "a"})]
+    assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == (7, 3)
+    assert outcome.stop == "tool_use"

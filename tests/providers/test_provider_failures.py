@@ -8,7 +8,13 @@ import time
 import pytest
 from provider_harness import SECRET, run
 
-from aiagent.providers.base import AuthError, ModelNotFoundError, ProviderError, TextDelta
+from aiagent.providers.base import (
+    AuthError,
+    InvalidRequestError,
+    ModelNotFoundError,
+    ProviderError,
+    TextDelta,
+)
 from aiagent.testing import FakeLLM, Turn
 
 
@@ -119,7 +125,7 @@ def test_404_names_the_model(provider_name: str) -> None:
 
 def test_other_4xx_carries_the_server_message(provider_name: str) -> None:
     script = [Turn(status=400, error_message="max_tokens is too large")]
-    with FakeLLM(script) as fake, pytest.raises(ProviderError, match=r"rejected \(400\): max_tokens"):
+    with FakeLLM(script) as fake, pytest.raises(InvalidRequestError, match=r"invalid \(400\): max_tokens"):
         run(provider_name, fake)
 
 

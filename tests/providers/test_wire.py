@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from aiagent.providers.base import AuthError, ProviderConfig, RetryableError
+from aiagent.providers.base import AuthError, ProviderConfig, ProviderError, RetryableError
 from aiagent.providers.wire import (
     MalformedEvent,
     SseEvent,
@@ -99,5 +99,5 @@ def test_http_error_kinds_and_key_scrubbing() -> None:
     assert "sk-very-secret" not in str(auth) and "OPENAI_API_KEY" in str(auth)
     busy = http_error(529, b"{}", {"retry-after": "2"}, _req(), config)
     assert isinstance(busy, RetryableError) and busy.retry_after == 2.0
-    conflict = http_error(409, b"", {}, _req(), config)
-    assert isinstance(conflict, RetryableError)
+    conflict = http_error(409, b"", {}, _req(), config)  # a retry would conflict again
+    assert type(conflict) is ProviderError

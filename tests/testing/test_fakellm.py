@@ -101,7 +101,7 @@ def test_models_listing_and_unknown_routes() -> None:
         assert httpx.get(fake.url + "/api/tags").status_code == 200
         assert httpx.post(fake.url + "/nope", json={}).status_code == 404
         assert httpx.post(fake.url + "/api/chat", content=b"not json").status_code == 400
-        assert len(fake.requests) == 4
+        assert len(fake.requests) == 2 and len(fake.probes) == 2  # GETs are probes, not chat requests
 
 
 def test_start_stop_and_url_before_start() -> None:

@@ -122,6 +122,15 @@ def run_agent(options: dict[str, Any]) -> int:
         return fail(str(exc), exc.exit_code)
     if not prompt:
         return fail("no prompt: give --prompt \"…\", --file PATH, or pipe text on stdin")
+    from aiagent.providers.base import AuthError
+    from aiagent.providers.detect import choose_provider
+
+    try:
+        note = choose_provider(settings)
+    except AuthError as exc:
+        return fail(str(exc), exc.exit_code)
+    if note:
+        click.echo(f"aiagent: {note}", err=True)
     from aiagent.core.session import SessionRequest
     from aiagent.ui.headless import run_headless
 

@@ -270,6 +270,14 @@ class Settings:
             backoff_max=float(net["backoff_max"]),
             max_retry_wait=float(net["max_retry_wait"]),
             extra_headers=dict(self.get(f"provider.{provider}.headers", {})),
+            max_line_bytes=int(net.get("max_line_bytes", 8 * 1024 * 1024)),
+            max_body_bytes=int(net.get("max_body_bytes", 256 * 1024 * 1024)),
+            max_output_chars=int(net.get("max_output_chars", 1_000_000)),
+            turn_timeout=float(net.get("turn_timeout", 1800.0)),
+            probe_timeout=float(net.get("probe_timeout", 2.0)),
+            probe_limits=float(net.get("probe_timeout", 2.0)) > 0,
+            tool_choice=str(self.get(f"provider.{provider}.tool_choice", "auto")),
+            stream=self.get(f"provider.{provider}.stream", True) is not False,
         )
 
     @property

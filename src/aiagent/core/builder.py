@@ -16,6 +16,7 @@ from aiagent.core.hooks import Hooks
 from aiagent.core.loop import Agent, AgentConfig
 from aiagent.core.prompt import PromptFragment, build_system_prompt, read_rules, rule_files
 from aiagent.core.redact import SecretMasker
+from aiagent.core.tokens import context_window
 from aiagent.providers import create_provider
 from aiagent.providers.base import AuthError
 from aiagent.tools.base import ToolRegistry
@@ -49,7 +50,8 @@ def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) 
     workspace = settings.workspace
     files = rule_files(workspace, paths.project_root(workspace), paths.config_dir(settings.env))
     base = settings.agent.system_prompt
-    return build_system_prompt(workspace, rules=read_rules(files), fragments=fragments, base=base)
+    return build_system_prompt(workspace, rules=read_rules(files), fragments=fragments, base=base,
+                               protocol=settings.agent.tool_protocol)
 
 
 def protocol_fragments(settings: Settings) -> list[PromptFragment]:
@@ -94,7 +96,9 @@ def build_agent(
 ) -> Agent:
     registry = registry or ToolRegistry()
     check_key(settings)
-    provider = create_provider(settings.provider_name, settings.provider_config())
+    provider_config = settings.provider_config()
+    provider_config.context_window = context_window(settings.model, settings.get("context.windows") or {})
+    provider = create_provider(settings.provider_name, provider_config)
     config = AgentConfig(
         model=settings.model,
         max_turns=settings.agent.max_turns,

@@ -15,6 +15,10 @@ from pathlib import Path
 
 RULE_FILES = ("AGENT.md", "AGENTS.md")
 MAX_RULES_BYTES = 64 * 1024
+BASE_PROMPTS = {"native": "prompts/system.md", "tags": "prompts/system_tags.md"}
+#: Fragments that tell the model to call a tool; with the tags protocol the model has no
+#: tools to call, so they are left out (the skills index asks for ``activate_skill``).
+TOOL_FRAGMENTS = frozenset({"Skills"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,8 +27,10 @@ class PromptFragment:
     text: str
 
 
-def base_prompt(workspace: Path) -> str:
-    template = resources.files("aiagent.core").joinpath("prompts/system.md").read_text("utf-8")
+def base_prompt(workspace: Path, protocol: str = "native") -> str:
+    """The base instructions for a tool protocol: ``native`` tool calls or ``tags``."""
+    path = BASE_PROMPTS.get(protocol, BASE_PROMPTS["native"])
+    template = resources.files("aiagent.core").joinpath(path).read_text("utf-8")
     return template.format(workspace=workspace, platform=sys.platform).strip()
 
 
@@ -65,8 +71,13 @@ def build_system_prompt(
     rules: Iterable[PromptFragment] = (),
     fragments: Iterable[PromptFragment] = (),
     base: str | None = None,
+    protocol: str = "native",
 ) -> str:
-    parts = [base if base is not None else base_prompt(workspace)]
+    """With ``protocol="tags"`` the prompt names no tool: the tags base text, and no
+    fragment that asks for a tool call."""
+    parts = [base if base is not None else base_prompt(workspace, protocol)]
+    if protocol == "tags":
+        fragments = [f for f in fragments if f.title not in TOOL_FRAGMENTS]
     rules = list(rules)
     if rules:
         parts.append("# Project rules\nFollow these instructions from the project and user.")

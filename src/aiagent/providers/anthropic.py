@@ -18,14 +18,16 @@ from aiagent.providers.base import (
     ProviderError,
     RetryableError,
     Stop,
-    StreamEvent,
     TextDelta,
     ToolSpec,
     ToolUse,
     UsageReport,
+    forced_choice,
 )
 from aiagent.providers.wire import (
     Decoder,
+    ToolProgress,
+    WireEvent,
     WireProvider,
     WireRequest,
     as_dict,
@@ -45,7 +47,8 @@ class AnthropicProvider(WireProvider):
 
     def wire_request(self, req: CompletionRequest) -> WireRequest:
         url = messages_url(self.config.base_url)
-        return WireRequest(self.name, req.model, url, self._headers(), request_body(req))
+        body = request_body(req, tool_choice=self.config.tool_choice)
+        return WireRequest(self.name, req.model, url, self._headers(), body)
 
     def decoder(self) -> Decoder:
         return decode_stream
@@ -65,7 +68,7 @@ def messages_url(base_url: str) -> str:
 # ---- request -------------------------------------------------------------------------
 
 
-def request_body(req: CompletionRequest) -> dict[str, Any]:
+def request_body(req: CompletionRequest, tool_choice: str = "auto") -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": req.model,
         "max_tokens": req.max_tokens,
@@ -76,6 +79,10 @@ def request_body(req: CompletionRequest) -> dict[str, Any]:
         body["system"] = [{"type": "text", "text": req.system, "cache_control": EPHEMERAL}]
     if req.tools:
         body["tools"] = convert_tools(req.tools)
+        choice = forced_choice(tool_choice, req)
+        if choice not in ("", "auto"):  # the API's default is auto
+            named = {"required": {"type": "any"}, "none": {"type": "none"}}
+            body["tool_choice"] = named.get(choice, {"type": "tool", "name": choice})
     if req.temperature is not None:
         body["temperature"] = req.temperature
     return body
@@ -164,7 +171,7 @@ class _Response:
         )
 
 
-async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[StreamEvent, None]:
+async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[WireEvent, None]:
     """Provider-neutral events from the Messages SSE stream."""
     response = _Response()
     async for sse in iter_sse(lines):
@@ -176,7 +183,7 @@ async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[StreamEvent
             yield event
 
 
-def _handle(response: _Response, kind: str, data: dict[str, Any]) -> Iterator[StreamEvent]:
+def _handle(response: _Response, kind: str, data: dict[str, Any]) -> Iterator[WireEvent]:
     if kind == "message_start":
         response.take_usage(as_dict(data.get("message")).get("usage"))
     elif kind == "content_block_start":
@@ -193,7 +200,8 @@ def _handle(response: _Response, kind: str, data: dict[str, Any]) -> Iterator[St
     elif kind == "message_stop":
         for index in sorted(response.tools):
             yield response.tools.pop(index).finish()
-        yield response.report()
+        if response.usage:  # a server that reports nothing: usage stays unknown, not 0
+            yield response.report()
         yield Stop(response.stop_reason or "end_turn")
     elif kind == "error":
         raise stream_error(as_dict(data.get("error")))
@@ -207,7 +215,7 @@ def _start_block(response: _Response, data: dict[str, Any]) -> None:
         response.tools[index] = _ToolDraft(tool_id, str(block.get("name", "")), as_dict(block.get("input")))
 
 
-def _delta(response: _Response, data: dict[str, Any]) -> Iterator[StreamEvent]:
+def _delta(response: _Response, data: dict[str, Any]) -> Iterator[WireEvent]:
     delta = as_dict(data.get("delta"))
     kind = delta.get("type")
     if kind == "text_delta":
@@ -219,6 +227,7 @@ def _delta(response: _Response, data: dict[str, Any]) -> Iterator[StreamEvent]:
         part = delta.get("partial_json")
         if draft is not None and isinstance(part, str):
             draft.parts.append(part)
+            yield ToolProgress(len(part))
 
 
 def stream_error(error: dict[str, Any]) -> ProviderError:

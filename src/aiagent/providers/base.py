@@ -49,6 +49,24 @@ class ProviderConfig:
     backoff_max: float = 30.0
     max_retry_wait: float = 120.0  # a retry-after longer than this is not waited for
     extra_headers: dict[str, str] = field(default_factory=dict)
+    # Bounds on what one response may cost (see wire.py); 0 turns a bound off.
+    max_line_bytes: int = 8 * 1024 * 1024  # one SSE/NDJSON line or event
+    max_body_bytes: int = 256 * 1024 * 1024  # one response body, after decompression
+    max_output_chars: int = 1_000_000  # text and tool-call arguments in one response
+    turn_timeout: float = 1800.0  # one response, retries included
+    # The model's context window when known (config or the built-in table); when None the
+    # server is asked once (llama.cpp's /props, /v1/models, Ollama's /api/show).
+    context_window: int | None = None
+    probe_limits: bool = True
+    probe_timeout: float = 2.0
+    min_output_tokens: int = 256  # max_tokens never goes below this, whatever the prompt
+    # "auto" (sent explicitly: some servers ignore tools without it), "required", "none",
+    # a tool's name (that tool is forced), or "" (not sent). A forced choice holds until
+    # the model has called a tool, so a run can still finish.
+    tool_choice: str = "auto"
+    # False: ask for the whole answer at once (OpenAI wire only), for servers that cannot
+    # stream tool calls; idle_timeout then has to cover the whole generation.
+    stream: bool = True
 
 
 # ---- stream events -------------------------------------------------------------------
@@ -104,6 +122,18 @@ class Provider(Protocol):
 # ---- errors --------------------------------------------------------------------------
 
 
+def forced_choice(choice: str, req: CompletionRequest) -> str:
+    """The tool choice for this request: a forcing choice ("required" or a tool name)
+    turns to "auto" once the request follows tool results."""
+    if choice in ("", "auto", "none"):
+        return choice
+    last = req.messages[-1] if req.messages else None
+    following_tools = last is not None and last.role == "user" and any(
+        getattr(b, "type", "") == "tool_result" for b in last.content
+    )
+    return "auto" if following_tools else choice
+
+
 class ProviderError(Exception):
     """A provider call failed for good. The message is one line, fit for the user."""
 
@@ -124,6 +154,23 @@ class ModelNotFoundError(ProviderError):
 
 class ContextOverflowError(ProviderError):
     """400/413: the request is larger than the model's context window."""
+
+
+class InvalidRequestError(ProviderError):
+    """The server rejected the request itself (400/422, or a 500 saying it could not
+    validate or parse it): sending it again cannot help, so it is never retried."""
+
+    exit_code = 6
+
+
+class StreamLimitError(ProviderError):
+    """A response went past one of the stream bounds (line, body, output size)."""
+
+
+class TurnTimeoutError(ProviderError):
+    """No complete response within ``turn_timeout`` seconds (retries included)."""
+
+    exit_code = 4
 
 
 class RetryableError(ProviderError):

@@ -49,6 +49,9 @@ class OllamaProvider(WireProvider):
     def decoder(self) -> Decoder:
         return decode_stream
 
+    def probe_base(self) -> str:
+        return host_url(self.config.base_url)
+
     def _headers(self) -> dict[str, str]:
         headers = {"accept": "application/x-ndjson"}
         if self.config.api_key:  # Ollama behind an authenticating proxy
@@ -159,12 +162,13 @@ def _tool_use(call: dict[str, Any], index: int) -> ToolUse:
 
 
 def _finish(chunk: dict[str, Any], had_calls: bool) -> Iterator[StreamEvent]:
-    yield UsageReport(
-        Usage(
-            input_tokens=as_int(chunk.get("prompt_eval_count")),
-            output_tokens=as_int(chunk.get("eval_count")),
+    if "prompt_eval_count" in chunk or "eval_count" in chunk:  # else unknown, not 0
+        yield UsageReport(
+            Usage(
+                input_tokens=as_int(chunk.get("prompt_eval_count")),
+                output_tokens=as_int(chunk.get("eval_count")),
+            )
         )
-    )
     given = chunk.get("done_reason")
     reason = DONE_REASONS.get(str(given), str(given)) if given else "end_turn"
     yield Stop("tool_use" if had_calls and reason == "end_turn" else reason)

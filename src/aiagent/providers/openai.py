@@ -26,9 +26,12 @@ from aiagent.providers.base import (
     ToolSpec,
     ToolUse,
     UsageReport,
+    forced_choice,
 )
 from aiagent.providers.wire import (
     Decoder,
+    ToolProgress,
+    WireEvent,
     WireProvider,
     WireRequest,
     as_dict,
@@ -53,11 +56,13 @@ class OpenAIProvider(WireProvider):
 
     def wire_request(self, req: CompletionRequest) -> WireRequest:
         url = join_url(self.config.base_url, "/chat/completions")
-        body = request_body(req, official=urlsplit(url).hostname == "api.openai.com")
+        official = urlsplit(url).hostname == "api.openai.com"
+        body = request_body(req, official=official, tool_choice=self.config.tool_choice,
+                            stream=self.config.stream)
         return WireRequest(self.name, req.model, url, self._headers(), body)
 
     def decoder(self) -> Decoder:
-        return decode_stream
+        return decode_stream if self.config.stream else decode_whole
 
     def _headers(self) -> dict[str, str]:
         headers = {"accept": "text/event-stream"}
@@ -69,22 +74,25 @@ class OpenAIProvider(WireProvider):
 # ---- request -------------------------------------------------------------------------
 
 
-def request_body(req: CompletionRequest, *, official: bool = False) -> dict[str, Any]:
+def request_body(
+    req: CompletionRequest, *, official: bool = False, tool_choice: str = "auto", stream: bool = True
+) -> dict[str, Any]:
     """The request. ``official`` (api.openai.com) uses ``max_completion_tokens``, which
     newer OpenAI models require; compatible servers know ``max_tokens``."""
     messages: list[dict[str, Any]] = []
     if req.system:
         messages.append({"role": "system", "content": req.system})
     messages += convert_messages(req.messages)
-    body: dict[str, Any] = {
-        "model": req.model,
-        "messages": messages,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-        ("max_completion_tokens" if official else "max_tokens"): req.max_tokens,
-    }
+    body: dict[str, Any] = {"model": req.model, "messages": messages, "stream": stream}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    body["max_completion_tokens" if official else "max_tokens"] = req.max_tokens
     if req.tools:
         body["tools"] = convert_tools(req.tools)
+        choice = forced_choice(tool_choice, req)
+        if choice:
+            body["tool_choice"] = choice if choice in ("auto", "required", "none") else {
+                "type": "function", "function": {"name": choice}}
     if req.temperature is not None:
         body["temperature"] = req.temperature
     return body
@@ -118,7 +126,9 @@ def convert_messages(messages: list[Message]) -> list[dict[str, Any]]:
 def _assistant(message: Message) -> dict[str, Any]:
     calls = [_tool_call(b) for b in message.content if isinstance(b, ToolUseBlock)]
     text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-    entry: dict[str, Any] = {"role": "assistant", "content": text or (None if calls else "")}
+    # Never ``null``: OpenAI allows it beside tool calls, but strict servers do not
+    # (llama.cpp's answers 500 "Expected 'content' to be a string or an array").
+    entry: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
         entry["tool_calls"] = calls
     return entry
@@ -158,7 +168,8 @@ class _Response:
     finish_reason: str | None = None
     usage: UsageReport | None = None
 
-    def add_call(self, delta: dict[str, Any]) -> None:
+    def add_call(self, delta: dict[str, Any]) -> int:
+        """Take one tool-call delta; the number of characters it added."""
         function = as_dict(delta.get("function"))
         index = delta.get("index")
         if not isinstance(index, int):
@@ -167,10 +178,12 @@ class _Response:
         draft.id = draft.id or str(delta.get("id") or "")
         draft.name = draft.name or str(function.get("name") or "")
         arguments = function.get("arguments")
-        if isinstance(arguments, str):
-            draft.parts.append(arguments)
-        elif isinstance(arguments, dict):  # a few servers send an object
-            draft.parts.append(json.dumps(arguments))
+        if isinstance(arguments, dict):  # a few servers send an object
+            arguments = json.dumps(arguments)
+        if not isinstance(arguments, str):
+            return len(str(function.get("name") or ""))
+        draft.parts.append(arguments)
+        return len(arguments) + len(str(function.get("name") or ""))
 
     def _guess_index(self, new_id: object, name: object) -> int:
         """Some servers leave ``index`` out: a new id, or a second name without an id,
@@ -191,7 +204,7 @@ class _Response:
         yield Stop("tool_use" if self.calls and reason == "end_turn" else reason)
 
 
-async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[StreamEvent, None]:
+async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[WireEvent, None]:
     """Provider-neutral events from the chat completion chunks."""
     response = _Response()
     async for sse in iter_sse(lines):
@@ -206,7 +219,30 @@ async def decode_stream(lines: AsyncIterator[str]) -> AsyncGenerator[StreamEvent
         yield event
 
 
-def _handle(response: _Response, chunk: dict[str, Any]) -> Iterator[StreamEvent]:
+async def decode_whole(lines: AsyncIterator[str]) -> AsyncGenerator[WireEvent, None]:
+    """Provider-neutral events from a whole (not streamed) chat completion."""
+    data = load_event("\n".join([line async for line in lines]))
+    if "error" in data:
+        raise _stream_error(data["error"])
+    response = _Response()
+    choices = data.get("choices")
+    choice = as_dict(choices[0]) if isinstance(choices, list) and choices else {}
+    message = as_dict(choice.get("message"))
+    content = message.get("content")
+    if isinstance(content, str) and content:
+        yield TextDelta(content)
+    calls = message.get("tool_calls")
+    for index, call in enumerate(calls if isinstance(calls, list) else []):
+        yield ToolProgress(response.add_call({"index": index, **as_dict(call)}))
+    usage = as_dict(data.get("usage"))
+    if usage:
+        response.usage = _usage(usage)
+    response.finish_reason = str(choice.get("finish_reason") or "stop")
+    for event in response.finish():
+        yield event
+
+
+def _handle(response: _Response, chunk: dict[str, Any]) -> Iterator[WireEvent]:
     if "error" in chunk:
         raise _stream_error(chunk["error"])
     usage = as_dict(chunk.get("usage"))
@@ -221,7 +257,7 @@ def _handle(response: _Response, chunk: dict[str, Any]) -> Iterator[StreamEvent]
             yield TextDelta(content)
         calls = delta.get("tool_calls")
         for call in calls if isinstance(calls, list) else []:
-            response.add_call(as_dict(call))
+            yield ToolProgress(response.add_call(as_dict(call)))
         if choice.get("finish_reason"):
             response.finish_reason = str(choice["finish_reason"])
 

@@ -3,12 +3,17 @@
 * :func:`iter_sse` and :func:`iter_ndjson` turn the lines of a streaming response into
   events, tolerating comments, keep-alives and blank lines; a line that is not JSON is a
   :class:`MalformedEvent` (retryable: the stream is as good as cut).
-* :class:`HttpStreamer` sends one request and retries what is worth retrying: 408, 409,
-  429 and 5xx answers (honouring ``retry-after``), connection errors, a stream cut
-  mid-way or stalled for ``idle_timeout`` seconds. Backoff is exponential with full
-  jitter, and the number of retries is bounded by ``max_retries``. Every start-over is
-  announced with :class:`Restart` (the consumer drops what it had of the response).
-* :func:`http_error` turns a failed answer into a one-line :class:`ProviderError`.
+* :class:`HttpStreamer` sends one request and retries only what a retry can mend: 408,
+  429, 502, 503, 504, 529 and a plain 500 (honouring ``retry-after``), connection errors,
+  "overloaded", a stream cut mid-way or without progress for ``idle_timeout`` seconds.
+  Backoff is exponential with full jitter, and the number of retries is bounded by
+  ``max_retries``. Every start-over is announced with :class:`Restart` (the consumer
+  drops what it had of the response). A response is bounded (see ``body.py``): line and
+  body size, output per response (``max_output_chars``), and an overall deadline for it,
+  retries included (``turn_timeout``).
+* :func:`http_error` turns a failed answer into a one-line :class:`ProviderError`; a
+  request the server calls invalid (400/422, or a 500 that says it could not validate or
+  parse the request) is an :class:`InvalidRequestError`, never retried.
 * :func:`parse_tool_arguments` reads a model's tool arguments without ever raising.
 """
 
@@ -32,6 +37,7 @@ from aiagent.providers.base import (
     AuthError,
     CompletionRequest,
     ContextOverflowError,
+    InvalidRequestError,
     ModelNotFoundError,
     ProviderConfig,
     ProviderError,
@@ -39,13 +45,38 @@ from aiagent.providers.base import (
     RetryableError,
     Stop,
     StreamEvent,
+    StreamLimitError,
+    TextDelta,
+    ToolUse,
+    TurnTimeoutError,
 )
+from aiagent.providers.body import (
+    ACCEPT_ENCODING,
+    BodyLimits,
+    Stalled,
+    Watchdog,
+    bounded_lines,
+    read_capped,
+)
+from aiagent.providers.limits import fit_max_tokens, probe_window
 
-RETRYABLE_STATUS = frozenset({408, 409, 429})
+RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
+INVALID_STATUS = frozenset({400, 413, 422})
 DRAIN_SECONDS = 1.0
 E = TypeVar("E", bound=Exception)
 
-Decoder = Callable[[AsyncIterator[str]], AsyncGenerator[StreamEvent, None]]
+
+@dataclass(frozen=True, slots=True)
+class ToolProgress:
+    """Internal to the wire: ``size`` more characters of tool-call arguments arrived.
+    It keeps the idle timer from firing and counts toward ``max_output_chars``; it never
+    leaves :class:`HttpStreamer`."""
+
+    size: int
+
+
+WireEvent = StreamEvent | ToolProgress
+Decoder = Callable[[AsyncIterator[str]], AsyncGenerator[WireEvent, None]]
 
 
 class MalformedEvent(RetryableError):
@@ -162,10 +193,22 @@ def server_message(body: bytes) -> str:
 
 
 #: How servers say a request does not fit the model's window (Anthropic, OpenAI,
-#: OpenRouter, vLLM, llama.cpp).
+#: OpenRouter, vLLM, llama.cpp: "exceeds the available context size").
 CONTEXT_OVERFLOW = re.compile(
     r"prompt is too long|context[_ ]length|maximum context|context window|too many tokens"
-    r"|exceeds the (model's )?(context|maximum)|input is too long|request too large",
+    r"|exceeds the (model's |available )?(context|maximum)|input is too long|request too large"
+    r"|exceed_context_size",
+    re.IGNORECASE,
+)
+
+#: How a 500 says the request itself was bad: llama.cpp's server answers 500 for JSON it
+#: cannot use ("[json.exception.type_error.302] type must be string, but is null",
+#: "Expected 'content' to be a string or an array", "Missing tool call type"), and
+#: Python servers for failed validation. Such a request fails the same way every time.
+INVALID_REQUEST_500 = re.compile(
+    r"json\.exception|validation|validate|parse error|failed to parse|could not parse"
+    r"|type must be|expected '?\w+'? to be|must be (a|an) |is required|missing (required|tool)"
+    r"|unprocessable|invalid (request|argument|value|param|json|type|message|role|tool)",
     re.IGNORECASE,
 )
 
@@ -182,14 +225,17 @@ def http_error(
         hint = "" if "/v1" in req.url or req.provider != "openai" else " (does the base URL need /v1?)"
         message = f"{req.provider}: model {req.model!r} not found at {req.url} (404{hint}): {said}"
         error = ModelNotFoundError(message, status=status)
-    elif status in RETRYABLE_STATUS or status >= 500:
-        message = f"{req.provider}: server answered {status}: {said}"
-        error = RetryableError(message, status=status, retry_after=retry_after(headers))
-    elif status in (400, 413) and CONTEXT_OVERFLOW.search(said):
+    elif status in (400, 413, 500) and CONTEXT_OVERFLOW.search(said):
         message = f"{req.provider}: the request is too long for {req.model!r} ({status}): {said}"
         error = ContextOverflowError(message, status=status)
+    elif status in INVALID_STATUS or (status == 500 and INVALID_REQUEST_500.search(said)):
+        message = f"{req.provider}: the server rejected the request as invalid ({status}): {said}"
+        error = InvalidRequestError(message, status=status)
+    elif status in RETRYABLE_STATUS or (status >= 500 and "overloaded" in said.lower()):
+        message = f"{req.provider}: server answered {status}: {said}"
+        error = RetryableError(message, status=status, retry_after=retry_after(headers))
     else:
-        error = ProviderError(f"{req.provider}: request rejected ({status}): {said}", status=status)
+        error = ProviderError(f"{req.provider}: request failed ({status}): {said}", status=status)
     return _scrub(error, config)
 
 
@@ -263,24 +309,45 @@ class HttpStreamer:
             await self._client.aclose()
             self._client = None
 
+    async def fetch_json(self, method: str, url: str, body: dict[str, Any] | None) -> object:
+        """A small JSON answer within ``probe_timeout`` seconds, or None on any failure."""
+        cfg = self.config
+        limits = BodyLimits("probe", cfg.max_line_bytes, 1024 * 1024)
+        headers = {"accept-encoding": ACCEPT_ENCODING, **cfg.extra_headers}
+        if cfg.api_key:
+            headers["authorization"] = f"Bearer {cfg.api_key}"
+        try:
+            async with asyncio.timeout(cfg.probe_timeout):
+                async with self.client().stream(method, url, json=body, headers=headers) as resp:
+                    if resp.status_code != 200:
+                        return None
+                    return json.loads(await read_capped(resp, limits, cap=1024 * 1024))
+        except (TimeoutError, httpx.HTTPError, ProviderError, ValueError):
+            return None
+
     async def stream(self, req: WireRequest, decode: Decoder) -> AsyncIterator[StreamEvent]:
-        """The events of one response, started over on retryable failures."""
+        """The events of one response, started over on retryable failures, within the
+        turn's deadline."""
+        cfg = self.config
+        turn_end = time.monotonic() + cfg.turn_timeout if cfg.turn_timeout > 0 else float("inf")
         failures = 0
         while True:
             try:
-                async with aclosing(self._attempt(req, decode)) as events:
+                async with aclosing(self._attempt(req, decode, turn_end)) as events:
                     async for event in events:
                         yield event
                 return
             except RetryableError as exc:
                 failures += 1
-                delay = self._delay(_scrub(exc, self.config), failures)
+                delay = self._delay(_scrub(exc, cfg), failures)
+                if time.monotonic() + delay >= turn_end:
+                    raise _turn_timeout(req, cfg) from None
                 # Always said, so a front-end can show the wait; a consumer that has
                 # nothing of this response yet has nothing to drop.
                 yield Restart(str(exc), failures, delay)
                 await asyncio.sleep(delay)
             except ProviderError as exc:
-                raise _scrub(exc, self.config) from None
+                raise _scrub(exc, cfg) from None
 
     def _delay(self, exc: RetryableError, failures: int) -> float:
         cfg = self.config
@@ -299,29 +366,75 @@ class HttpStreamer:
         return random.uniform(0, ceiling)
 
     async def _attempt(
-        self, req: WireRequest, decode: Decoder
+        self, req: WireRequest, decode: Decoder, turn_end: float
     ) -> AsyncGenerator[StreamEvent, None]:
-        headers = {**req.headers, **self.config.extra_headers}
+        cfg = self.config
+        headers = {"accept-encoding": ACCEPT_ENCODING, **req.headers, **cfg.extra_headers}
+        limits = BodyLimits(req.provider, cfg.max_line_bytes, cfg.max_body_bytes)
+        watch = Watchdog(cfg.idle_timeout, turn_end)
         try:
             async with self.client().stream("POST", req.url, json=req.body, headers=headers) as resp:
                 if resp.status_code >= 400:
-                    body = await resp.aread()
-                    raise http_error(resp.status_code, body, resp.headers, req, self.config)
-                lines = resp.aiter_lines()
-                async with aclosing(decode(lines)) as events:
-                    async for event in events:
-                        yield event
-                        if isinstance(event, Stop):
-                            break
-                    else:
-                        raise RetryableError(f"{req.provider}: the stream ended before the response was complete")
-                await _drain(lines, self.config)
+                    body = await read_capped(resp, limits)
+                    raise http_error(resp.status_code, body, resp.headers, req, cfg)
+                async with aclosing(bounded_lines(resp, limits, watch)) as lines:
+                    async with aclosing(decode(lines)) as events:
+                        async for event in _metered(events, watch, req.provider, cfg.max_output_chars):
+                            yield event
+                            if isinstance(event, Stop):
+                                break
+                        else:
+                            raise RetryableError(
+                                f"{req.provider}: the stream ended before the response was complete"
+                            )
+                    await _drain(lines, cfg)
+        except Stalled:
+            if watch.turn_over():
+                raise _turn_timeout(req, cfg) from None
+            raise RetryableError(
+                f"{req.provider}: no progress from the server for {cfg.idle_timeout:g} s "
+                "(idle timeout; keep-alives do not count)"
+            ) from None
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise ProviderError(f"{req.provider}: bad base URL {req.url!r}: {exc}") from None
         except httpx.TimeoutException as exc:
-            raise RetryableError(_timeout_message(exc, req, self.config)) from None
+            raise RetryableError(_timeout_message(exc, req, cfg)) from None
         except httpx.TransportError as exc:
             raise RetryableError(f"{req.provider}: connection to {req.url} failed: {_describe(exc)}") from None
+
+
+async def _metered(
+    events: AsyncIterator[WireEvent], watch: Watchdog, provider: str, max_output: int
+) -> AsyncIterator[StreamEvent]:
+    """The decoder's events without :class:`ToolProgress`; text and tool-call bytes count
+    as progress and toward ``max_output`` characters."""
+    produced = 0
+    async for event in events:
+        if isinstance(event, TextDelta):
+            size = len(event.text)
+        elif isinstance(event, ToolProgress):
+            size = event.size
+        elif isinstance(event, ToolUse):
+            size = len(event.block.raw_input or "") if event.block.raw_input else 1
+        else:
+            yield event
+            continue
+        produced += size
+        if max_output and produced > max_output:
+            raise StreamLimitError(
+                f"{provider}: the response passed {max_output} characters of output "
+                "([network] max_output_chars)"
+            )
+        if size:
+            watch.progress()
+        if not isinstance(event, ToolProgress):
+            yield event
+
+
+def _turn_timeout(req: WireRequest, cfg: ProviderConfig) -> TurnTimeoutError:
+    return TurnTimeoutError(
+        f"{req.provider}: no complete response within {cfg.turn_timeout:g} s ([network] turn_timeout)"
+    )
 
 
 def _is_loopback(url: str) -> bool:
@@ -339,9 +452,10 @@ def _is_loopback(url: str) -> bool:
 
 async def _drain(lines: AsyncIterator[str], config: ProviderConfig) -> None:
     """Read what follows the last event so the connection can be reused; a failure here
-    costs only that connection, never the response already given."""
+    costs only that connection, never the response already given (the body bounds still
+    hold while draining)."""
     with contextlib.suppress(Exception):
-        async with asyncio.timeout(min(DRAIN_SECONDS, config.idle_timeout)):
+        async with asyncio.timeout(min(DRAIN_SECONDS, config.idle_timeout or DRAIN_SECONDS)):
             async for _ in lines:
                 pass
 
@@ -366,13 +480,16 @@ def join_url(base: str, path: str) -> str:
 
 class WireProvider:
     """What the three providers share: a name, one :class:`HttpStreamer`, and a stream that
-    is one request plus a decoder. Subclasses say how to build the request and decode it."""
+    is one request plus a decoder. Subclasses say how to build the request and decode it.
+    Every request is fitted to the model's context window (see ``limits.py``)."""
 
     name = ""
 
     def __init__(self, config: ProviderConfig) -> None:
         self.config = config
         self._wire = HttpStreamer(config)
+        self._window: int | None = config.context_window
+        self._probed = config.context_window is not None or not config.probe_limits
 
     def wire_request(self, req: CompletionRequest) -> WireRequest:
         raise NotImplementedError
@@ -380,9 +497,21 @@ class WireProvider:
     def decoder(self) -> Decoder:
         raise NotImplementedError
 
+    def probe_base(self) -> str:
+        """The base URL the limits probe starts from."""
+        return self.config.base_url.rstrip("/")
+
     async def stream(self, req: CompletionRequest) -> AsyncIterator[StreamEvent]:
+        req = fit_max_tokens(req, await self.context_window(req.model), self.config.min_output_tokens)
         async for event in self._wire.stream(self.wire_request(req), self.decoder()):
             yield event
+
+    async def context_window(self, model: str) -> int | None:
+        """The model's window: configured or known, else asked of the server once."""
+        if not self._probed:
+            self._probed = True
+            self._window = await probe_window(self.name, self.probe_base(), model, self._wire.fetch_json)
+        return self._window
 
     async def aclose(self) -> None:
         await self._wire.aclose()

@@ -7,7 +7,8 @@ the answer is the text ``FakeLLM: script exhausted``. Answers always stream.
 
     with FakeLLM([Turn(text="Hello.")]) as fake:
         ...  # point a provider at fake.url (OpenAI: fake.url + "/v1")
-        fake.requests  # every request: {"path", "headers", "json"}
+        fake.requests  # every chat request: {"path", "headers", "json", "time" (monotonic)}
+        fake.probes    # the other requests (GET /v1/models, /props, POST /api/show...)
 
 Run it for a person or another process: ``python -m aiagent.testing.fakellm --script
 FILE [--port N]`` prints the URL and serves until killed.
@@ -17,11 +18,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import json
 import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -51,9 +54,16 @@ MODELS = {
 class FakeLLM:
     """A scripted LLM server. Use as a context manager, or :meth:`start`/:meth:`stop`."""
 
-    def __init__(self, script: Iterable[Turn] = (), *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, script: Iterable[Turn] = (), *, host: str = "127.0.0.1", port: int = 0,
+        context_size: int | None = None,
+    ) -> None:
         self.script: list[Turn] = list(script)
+        #: when set, the server tells its context size as llama.cpp (``GET /props``) and
+        #: Ollama (``POST /api/show``) do
+        self.context_size = context_size
         self.requests: list[dict[str, Any]] = []
+        self.probes: list[dict[str, Any]] = []  # GETs and /api/show: not chat requests
         self.connections = 0  # TCP connections accepted (clients should reuse them)
         self.host, self.port = host, port
         self._next = 0  # index of the next script turn
@@ -157,9 +167,12 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: the requests are in ``FakeLLM.requests``."""
 
     def do_GET(self) -> None:
-        self._record(None)
+        self._record(None, probe=True)
         path = _route(self.path)
-        if path in MODELS:
+        size = self.server.fake.context_size
+        if path == "/props" and size:
+            self._send_json(200, {"default_generation_settings": {"n_ctx": size}, "total_slots": 1})
+        elif path in MODELS:
             self._send_json(200, MODELS[path])
         else:
             self._send_json(404, {"error": f"no route {path}"})
@@ -167,9 +180,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self._read_json()
         path = _route(self.path)
-        self._record(body)
+        self._record(body, probe=path == "/api/show")
         route = ROUTES.get(path)
-        if route is None:
+        size = self.server.fake.context_size
+        if path == "/api/show" and size:
+            self._send_json(200, {"parameters": f"num_ctx {size}", "model_info": {"llama.context_length": 131072}})
+        elif route is None:
             self._send_json(404, {"error": f"no route {path}"})
         elif not isinstance(body, dict):
             self._send_json(400, route[2](400, "request body is not a JSON object"))
@@ -185,9 +201,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return None
 
-    def _record(self, body: object) -> None:
+    def _record(self, body: object, probe: bool = False) -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}
-        self.server.fake.requests.append({"path": self.path, "headers": headers, "json": body})
+        entry = {"path": self.path, "headers": headers, "json": body, "time": time.monotonic()}
+        fake = self.server.fake
+        (fake.probes if probe else fake.requests).append(entry)
 
     def _send_json(self, status: int, body: object, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
@@ -218,6 +236,10 @@ class _Answer:
         try:
             if self.turn.status is not None and self.turn.status >= 400:
                 self._send_error()
+            elif self.turn.fault:
+                self._send_fault()
+            elif self.format is formats.OPENAI and self.request.get("stream") is False:
+                self.handler._send_json(200, formats.openai_whole(self.turn, self.request, self.serial))
             else:
                 self._send_stream()
         except OSError:  # the client went away
@@ -242,8 +264,14 @@ class _Answer:
         h.send_response(200)
         h.send_header("content-type", self.format.content_type)
         h.send_header("cache-control", "no-cache")
+        if self.turn.gzip:
+            h.send_header("content-encoding", "gzip")
         h.send_header("transfer-encoding", "chunked")
         h.end_headers()
+        if self.turn.gzip:
+            body = gzip.compress(self.format.preamble + b"".join(events))
+            self._write(_chunked(body) + b"0\r\n\r\n")
+            return
         if not (self.turn.stall or self.turn.chunk_delay or self.turn.cut_after is not None):
             self._write(b"".join(map(_chunked, [self.format.preamble, *events])) + b"0\r\n\r\n")
             return
@@ -256,6 +284,26 @@ class _Answer:
                 self._drop()
                 return
             self._write(_chunked(event))
+        self._write(b"0\r\n\r\n")
+
+    def _send_fault(self) -> None:
+        """A hostile stream (see :mod:`aiagent.testing.faults`), generated as it goes."""
+        from aiagent.testing.faults import fault_body
+
+        h = self.handler
+        h.send_response(200)
+        h.send_header("content-type", self.format.content_type)
+        h.send_header("cache-control", "no-cache")
+        if self.turn.fault == "gzip_bomb":
+            h.send_header("content-encoding", "gzip")
+        h.send_header("transfer-encoding", "chunked")
+        h.end_headers()
+        stopping = self.handler.server.fake._stopping
+        for piece in fault_body(self.format, self.turn, self.request, self.serial):
+            if stopping.is_set():
+                self._drop()
+                return
+            self._write(_chunked(piece))
         self._write(b"0\r\n\r\n")
 
     def _pause(self, index: int, middle: int) -> bool:

@@ -21,6 +21,27 @@ class Format:
     content_type: str
     preamble: bytes  # written before the events (comments, keep-alives); not counted
     malformed: bytes
+    keepalive: bytes = b": keep-alive\n\n"  # what a server sends to say it is still there
+    open_text: bytes = b""  # the start of a text event, cut before its string ends
+
+
+def text_event(fmt: Format, text: str, serial: int = 0) -> bytes:
+    """One stream event that carries ``text`` (for generated streams)."""
+    if fmt.name == "anthropic":
+        delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}
+        return _sse("content_block_delta", delta)
+    if fmt.name == "openai":
+        return _sse(None, {"id": f"chatcmpl-fake-{serial}", "choices": [{"index": 0, "delta": {"content": text}}]})
+    line = {"model": "fake", "message": {"role": "assistant", "content": text}, "done": False}
+    return (json.dumps(line) + "\n").encode()
+
+
+def stream_head(fmt: Format, request: dict[str, Any], serial: int) -> list[bytes]:
+    """What comes before the first text event of a generated stream."""
+    if fmt.name != "anthropic":
+        return []
+    turn = Turn(text="x")
+    return anthropic_events(turn, request, serial)[:3]  # message_start, ping, content_block_start
 
 
 def _sse(event: str | None, data: object) -> bytes:
@@ -35,6 +56,8 @@ ANTHROPIC = Format(
     "text/event-stream",
     b"",
     b'event: content_block_delta\ndata: {"type": "content_block_delta", "delta": \n\n',
+    open_text=b'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, '
+    b'"delta": {"type": "text_delta", "text": "',
 )
 _ANTHROPIC_ERRORS = {
     400: "invalid_request_error",
@@ -49,11 +72,12 @@ _ANTHROPIC_ERRORS = {
 
 def anthropic_events(turn: Turn, request: dict[str, Any], serial: int) -> list[bytes]:
     read, write = turn.cache
-    usage = {"input_tokens": turn.usage[0], "output_tokens": 1}
-    usage |= {"cache_read_input_tokens": read, "cache_creation_input_tokens": write}
     message: dict[str, Any] = {"id": f"msg_fake_{serial}", "type": "message", "role": "assistant"}
     message["content"] = []
-    message |= {"model": request.get("model", "fake"), "stop_reason": None, "usage": usage}
+    message |= {"model": request.get("model", "fake"), "stop_reason": None}
+    if turn.usage is not None:
+        usage = {"input_tokens": turn.usage[0], "output_tokens": 1}
+        message["usage"] = usage | {"cache_read_input_tokens": read, "cache_creation_input_tokens": write}
     out = [_sse("message_start", {"type": "message_start", "message": message})]
     out.append(_sse("ping", {"type": "ping"}))
     index = 0
@@ -66,7 +90,8 @@ def anthropic_events(turn: Turn, request: dict[str, Any], serial: int) -> list[b
         out += _anthropic_block(index, block, "input_json_delta", "partial_json", pieces)
         index += 1
     delta = {"type": "message_delta", "delta": {"stop_reason": turn.stop, "stop_sequence": None}}
-    delta["usage"] = {"output_tokens": turn.usage[1]}
+    if turn.usage is not None:
+        delta["usage"] = {"output_tokens": turn.usage[1]}
     out.append(_sse("message_delta", delta))
     out.append(_sse("message_stop", {"type": "message_stop"}))
     return out
@@ -95,6 +120,7 @@ OPENAI = Format(
     "text/event-stream",
     b": keep-alive\n\n",
     b'data: {"choices": [{"index": 0, "delta": {"content": \n\n',
+    open_text=b'data: {"choices": [{"index": 0, "delta": {"content": "',
 )
 _OPENAI_STOPS = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length", "stop_sequence": "stop"}
 
@@ -115,18 +141,35 @@ def openai_events(turn: Turn, request: dict[str, Any], serial: int) -> list[byte
         for piece in split(call.raw_arguments(), 3):
             out.append(chunk({"tool_calls": [{"index": n, "function": {"arguments": piece}}]}))
     out.append(chunk({}, _OPENAI_STOPS.get(turn.stop, turn.stop)))
-    if (request.get("stream_options") or {}).get("include_usage"):
-        out.append(_sse(None, head | {"choices": [], "usage": _openai_usage(turn)}))
+    if (request.get("stream_options") or {}).get("include_usage") and turn.usage is not None:
+        out.append(_sse(None, head | {"choices": [], "usage": _openai_usage(turn, turn.usage)}))
     out.append(b"data: [DONE]\n\n")
     return out
 
 
-def _openai_usage(turn: Turn) -> dict[str, Any]:
-    prompt = turn.usage[0] + turn.cache[0]
+def openai_whole(turn: Turn, request: dict[str, Any], serial: int) -> dict[str, Any]:
+    """A whole chat completion (the answer to ``"stream": false``)."""
+    message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+    if turn.tool_calls:
+        message["tool_calls"] = [
+            {"id": call.id or f"call_fake_{serial}_{n}", "type": "function",
+             "function": {"name": call.name, "arguments": call.raw_arguments()}}
+            for n, call in enumerate(turn.tool_calls)
+        ]
+    body: dict[str, Any] = {"id": f"chatcmpl-fake-{serial}", "object": "chat.completion",
+                            "created": int(time.time()), "model": request.get("model", "fake")}
+    body["choices"] = [{"index": 0, "message": message, "finish_reason": _OPENAI_STOPS.get(turn.stop, turn.stop)}]
+    if turn.usage is not None:
+        body["usage"] = _openai_usage(turn, turn.usage)
+    return body
+
+
+def _openai_usage(turn: Turn, usage: tuple[int, int]) -> dict[str, Any]:
+    prompt = usage[0] + turn.cache[0]
     return {
         "prompt_tokens": prompt,
-        "completion_tokens": turn.usage[1],
-        "total_tokens": prompt + turn.usage[1],
+        "completion_tokens": usage[1],
+        "total_tokens": prompt + usage[1],
         "prompt_tokens_details": {"cached_tokens": turn.cache[0]},
     }
 
@@ -139,7 +182,14 @@ def openai_error(status: int, message: str) -> dict[str, Any]:
 
 # ---- Ollama --------------------------------------------------------------------------
 
-OLLAMA = Format("ollama", "application/x-ndjson", b"", b'{"message": {"role": "assistant", "content": \n')
+OLLAMA = Format(
+    "ollama",
+    "application/x-ndjson",
+    b"",
+    b'{"message": {"role": "assistant", "content": \n',
+    keepalive=b"\n",
+    open_text=b'{"model": "fake", "message": {"role": "assistant", "content": "',
+)
 _OLLAMA_STOPS = {"end_turn": "stop", "tool_use": "stop", "max_tokens": "length", "stop_sequence": "stop"}
 
 
@@ -155,7 +205,8 @@ def ollama_events(turn: Turn, request: dict[str, Any], serial: int) -> list[byte
         calls = [_ollama_call(call) for call in turn.tool_calls]
         out.append(line({"tool_calls": calls}))
     done = {"done": True, "done_reason": _OLLAMA_STOPS.get(turn.stop, turn.stop), "total_duration": 1000}
-    done |= {"prompt_eval_count": turn.usage[0], "eval_count": turn.usage[1]}
+    if turn.usage is not None:
+        done |= {"prompt_eval_count": turn.usage[0], "eval_count": turn.usage[1]}
     out.append(line({}, **done))
     return out
 

@@ -38,6 +38,15 @@ class Turn:
     usage: (input, output) tokens; cache: (read, write) cached input tokens.
     stop_reason: end_turn, tool_use, max_tokens... (default: tool_use when there are
     tool calls, else end_turn). text_chunks: how many pieces the text is sent in.
+    usage None: the answer reports no token usage at all. gzip: send the stream
+    gzip-compressed (``Content-Encoding: gzip``).
+
+    fault: a hostile or broken server, generated as it is sent (never held in memory),
+    each bounded by ``fault_bytes`` / ``fault_seconds`` so it ends by itself:
+    ``giant_line`` (one line of ``fault_bytes`` without a newline), ``gzip_bomb``
+    (``Content-Encoding: gzip``, a few MB that inflate to ``fault_bytes``),
+    ``keepalive_forever`` (comments / blank lines only), ``endless_tokens`` (text deltas
+    without an end, ``fault_bytes`` of them at most).
     """
 
     text: str = ""
@@ -49,10 +58,14 @@ class Turn:
     malformed: bool = False
     chunk_delay: float = 0.0
     stall: float | None = None
-    usage: tuple[int, int] = (10, 5)
+    usage: tuple[int, int] | None = (10, 5)
     cache: tuple[int, int] = (0, 0)
     stop_reason: str | None = None
     text_chunks: int = 3
+    gzip: bool = False
+    fault: str | None = None
+    fault_bytes: int = 1 << 30
+    fault_seconds: float = 120.0
 
     @property
     def stop(self) -> str:
@@ -63,6 +76,7 @@ class Turn:
 
 
 EXHAUSTED = Turn(text="FakeLLM: script exhausted")
+FAULTS = ("giant_line", "gzip_bomb", "keepalive_forever", "endless_tokens")
 
 
 def split(text: str, pieces: int) -> list[str]:
@@ -91,10 +105,14 @@ _SCALARS: dict[str, type | tuple[type, ...]] = {
     "error_message": str,
     "cut_after": int,
     "malformed": bool,
+    "gzip": bool,
     "chunk_delay": _NUMBER,
     "stall": _NUMBER,
     "stop_reason": str,
     "text_chunks": int,
+    "fault": str,
+    "fault_bytes": int,
+    "fault_seconds": _NUMBER,
 }
 
 
@@ -135,12 +153,14 @@ def _turn(item: object, where: str) -> Turn:
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool) is not (kind is bool)):
             raise ScriptError(f"{where}: {name!r} has the wrong type ({type(value).__name__})")
     values = dict(item)
+    if values.get("fault") is not None and values["fault"] not in FAULTS:
+        raise ScriptError(f"{where}: 'fault' must be one of {', '.join(FAULTS)}")
     calls = values.get("tool_calls", [])
     if not isinstance(calls, list):
         raise ScriptError(f"{where}: 'tool_calls' must be a list")
     values["tool_calls"] = [_call(c, f"{where}: tool_calls[{i}]") for i, c in enumerate(calls)]
     for name in ("usage", "cache"):
-        if name in values:
+        if name in values and not (name == "usage" and values[name] is None):
             values[name] = _pair(values[name], f"{where}: {name!r}")
     return Turn(**values)
 

@@ -35,6 +35,7 @@ from aiagent.core.events import (
     ToolResultEvent,
     TurnEndEvent,
 )
+from aiagent.core.messages import Usage
 from aiagent.providers.base import ProviderError
 from aiagent.ui.terminal_text import json_for_terminal, neutralise, safe_event
 
@@ -156,13 +157,27 @@ _STOP_TEXT = {
 }
 
 
+def usage_reported(usage: Usage | None) -> bool:
+    """Whether the server reported any token usage: a server that reports none leaves all
+    zeros, which is shown as "unknown", never as 0 (every real request has input)."""
+    return usage is not None and any(usage.as_dict().values())
+
+
+def usage_text(usage: Usage | None) -> str:
+    """``in/out`` token counts, or ``unknown``."""
+    if usage is None or not usage_reported(usage):
+        return "unknown"
+    return f"{usage.input_tokens}/{usage.output_tokens}"
+
+
 def to_json(t: Transcript) -> dict[str, Any]:
     done = t.done
     return {
         "answer": done.answer if done else "",
         "turns": done.turns if done else 0,
         "tool_calls": t.tool_calls,
-        "usage": done.usage.as_dict() if done else {},
+        # null when the server reported no usage (unknown is not zero)
+        "usage": done.usage.as_dict() if done and usage_reported(done.usage) else None,
         "stop_reason": done.stop_reason if done else "error",
         "exit_code": done.exit_code if done else 5,
         "errors": t.errors,
@@ -183,12 +198,11 @@ def to_markdown(t: Transcript) -> str:
         lines += [f"> **Error:** {error}", ""]
     done = t.done
     if done is not None:
-        u = done.usage
         lines += [
             "---",
             "",
             f"Stop reason: {done.stop_reason} · turns: {done.turns} · tokens in/out: "
-            f"{u.input_tokens}/{u.output_tokens} · exit code: {done.exit_code}",
+            f"{usage_text(done.usage)} · exit code: {done.exit_code}",
             "",
         ]
     return "\n".join(lines)

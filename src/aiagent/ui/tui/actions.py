@@ -101,10 +101,14 @@ async def cost(app: InteractiveApp, arg: str) -> None:
     if not await _need_agent(app):
         return
     assert app.agent is not None
+    from aiagent.ui.headless import usage_reported
     from aiagent.ui.tui.pricing import cost as dollars
     from aiagent.ui.tui.status import tokens
 
     u = app.agent.usage
+    if not usage_reported(u):
+        _say(app, "token usage: unknown (the server has reported none)")
+        return
     _say(app, f"input {tokens(u.input_tokens)} · output {tokens(u.output_tokens)} · cache read "
               f"{tokens(u.cache_read_tokens)} · cache write {tokens(u.cache_write_tokens)}")
     price = dollars(app.agent.config.model, u)

@@ -283,6 +283,7 @@ class InteractiveApp:
             total=agent.usage,
             jobs=running_jobs(agent.tool_state),
             session_id=parts.link.id,
+            answered=any(m.role == "assistant" for m in agent.conversation.messages),
         )
 
     def status_text(self, width: int) -> str:

@@ -87,6 +87,10 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
                          approve=tuple(options.get("approve") or ()))
     agent, missing_key = None, False
     try:
+        from aiagent.providers.detect import choose_provider
+
+        if note := choose_provider(settings):
+            problems.append(note)
         agent = build_agent(settings, approval=policy, conversation=opened.conversation,
                             context=opened.context, skills_mode="interactive")
         opened.attach(agent)

@@ -30,6 +30,7 @@ class Status:
     jobs: int = 0
     session_id: str = ""
     note: str = ""  # why there is no agent yet (e.g. "no API key"), kept beside the model
+    answered: bool = False  # the model has answered at least once this session
 
 
 def tokens(n: int) -> str:
@@ -68,6 +69,8 @@ def parts(status: Status) -> list[tuple[int, str]]:
         dollars = cost(status.model, total)
         if dollars is not None:
             out.append((3, f"${dollars:.2f}"))
+    elif status.answered:  # the server reports no usage: unknown, not 0
+        out.append((4, "tok unknown"))
     if status.jobs:
         out.append((1, f"{status.jobs} job{'s' if status.jobs != 1 else ''}"))
     return out
