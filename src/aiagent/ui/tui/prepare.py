@@ -87,10 +87,14 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
                          approve=tuple(options.get("approve") or ()))
     agent, missing_key = None, False
     try:
+        from aiagent.providers.base import AuthError
         from aiagent.providers.detect import choose_provider
 
-        if note := choose_provider(settings):
-            problems.append(note)
+        try:
+            if note := choose_provider(settings):
+                problems.append(note)
+        except AuthError:
+            pass  # nothing available: the default provider's "no API key" and the first-run screen
         agent = build_agent(settings, approval=policy, conversation=opened.conversation,
                             context=opened.context, skills_mode="interactive")
         opened.attach(agent)
