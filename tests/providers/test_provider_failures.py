@@ -8,7 +8,7 @@ import time
 import pytest
 from provider_harness import SECRET, run
 
-from aiagent.providers.base import AuthError, ModelNotFoundError, ProviderError, TextDelta
+from aiagent.contracts.providers import AuthError, ModelNotFoundError, ProviderError, TextDelta
 from aiagent.testing import FakeLLM, Turn
 
 

@@ -251,7 +251,7 @@ class Settings:
         return None, var
 
     def provider_config(self, provider: str | None = None) -> Any:
-        from aiagent.providers.base import ProviderConfig
+        from aiagent.contracts.providers import ProviderConfig
 
         provider = provider or self.provider_name
         key, source = self.api_key(provider)

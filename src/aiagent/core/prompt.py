@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from aiagent.contracts.prompt import PromptFragment
+
 RULE_FILES = ("AGENT.md", "AGENTS.md")
 MAX_RULES_BYTES = 64 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class PromptFragment:
-    title: str
-    text: str
 
 
 def base_prompt(workspace: Path) -> str:

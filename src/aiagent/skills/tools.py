@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from aiagent.contracts.tools import UNDECLARED, ToolContext, ToolEffect, ToolResult
 from aiagent.skills.backends.base import BackendError
 from aiagent.skills.permissions import PermissionDenied
-from aiagent.tools.base import UNDECLARED, ToolContext, ToolEffect, ToolResult
 
 if TYPE_CHECKING:
     from aiagent.skills.runtime import SkillRuntime

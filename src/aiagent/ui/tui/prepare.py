@@ -91,7 +91,7 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
                             context=opened.context, skills_mode="interactive")
         opened.attach(agent)
     except Exception as exc:  # noqa: BLE001 - shown; the UI stays up
-        from aiagent.providers.base import AuthError
+        from aiagent.contracts.providers import AuthError
 
         missing_key = isinstance(exc, AuthError)
         problems.append(str(exc))
