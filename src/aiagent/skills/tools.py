@@ -32,7 +32,7 @@ def to_tool_result(value: Any) -> ToolResult:
 
 
 async def guarded(work: Any) -> ToolResult:
-    from aiagent.sdk import SkillError
+    from aiagent.skills.context import SkillError
 
     try:
         return to_tool_result(await work)

@@ -39,7 +39,7 @@ class Parts:
 
 
 def load_settings(cwd: Path, options: dict[str, Any], env: dict[str, str]) -> Settings:
-    from aiagent.cli.run import flags_layer
+    from aiagent.config.flags import flags_layer
 
     return Settings.load(cwd, flags_layer(options), env)
 
