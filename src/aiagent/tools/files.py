@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiagent.contracts.events import FileDiffEvent
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
 from aiagent.tools import textio
 from aiagent.tools.base import patch_header_paths
@@ -394,8 +395,6 @@ class ListDirTool(BuiltinTool):
 
 
 def _emit_diff(ctx: ToolContext, shown: str, old: str, new: str) -> None:
-    from aiagent.contracts.events import FileDiffEvent
-
     diff = textio.unified_diff(old, new, shown)
     if diff:
         ctx.emit(FileDiffEvent(id=ctx.call_id, path=shown, diff=diff))

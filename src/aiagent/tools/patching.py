@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from aiagent.contracts.events import FileDiffEvent
 from aiagent.contracts.tools import ToolContext, ToolError
 from aiagent.tools import textio
 from aiagent.tools.patch import Hunk, PatchError, apply_chunks, parse_patch
@@ -80,8 +81,6 @@ def _plan(ctx: ToolContext, hunk: Hunk, path: Path, dest: Path | None) -> Change
 
 
 def _perform(ctx: ToolContext, change: Change) -> None:
-    from aiagent.contracts.events import FileDiffEvent
-
     old = change.current.text if change.current else ""
     target = change.dest or change.path
     with textio.os_errors(target):
