@@ -16,12 +16,13 @@ import statistics
 import time
 from typing import Any
 
-from aiagent.core.events import TurnEndEvent
+from aiagent.contracts.events import TurnEndEvent
+from aiagent.contracts.providers import CompletionRequest, ProviderConfig
+from aiagent.contracts.tools import ToolContext, ToolResult
 from aiagent.core.loop import Agent, AgentConfig
 from aiagent.providers import create_provider
-from aiagent.providers.base import CompletionRequest, ProviderConfig
 from aiagent.testing import FakeLLM, ToolCall, Turn
-from aiagent.tools.base import ToolContext, ToolRegistry, ToolResult
+from aiagent.tools.base import ToolRegistry
 
 
 class NoopTool:

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from aiagent.tools.base import ToolContext
+from aiagent.contracts.tools import ToolContext
 from aiagent.tools.search import GrepFilesTool, SearchTool, find_rg
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda"]

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 from aiagent.config.settings import Settings
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from aiagent.contracts.providers import CompletionRequest
 from aiagent.core.session import SessionRequest, open_session
-from aiagent.providers.base import CompletionRequest
 from aiagent.store.sessions import SessionStore
 
 TOOL_OUTPUT = "\n".join(f"L{n}: def function_{n}(arg):  # some source line" for n in range(40))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import psutil
 
-from aiagent.tools.base import ToolContext
+from aiagent.contracts.tools import ToolContext
 from aiagent.tools.shell import shutdown
 from aiagent.tools.shell.tools import ShellTool
 

@@ -20,9 +20,9 @@ import sys
 import tempfile
 import time
 
-from aiagent.core.messages import Message
+from aiagent.contracts.messages import Message
+from aiagent.contracts.providers import CompletionRequest, ProviderConfig, TextDelta
 from aiagent.providers import create_provider
-from aiagent.providers.base import CompletionRequest, ProviderConfig, TextDelta
 
 BASES = {"openai": "/v1", "anthropic": "", "ollama": ""}
 

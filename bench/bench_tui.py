@@ -174,7 +174,7 @@ I suggest reading it once and keeping the result.
 def make_session(env: dict[str, str], workspace: Path, count: int = 500) -> str:
     """A stored session of ``count`` messages in ``workspace``; returns its id."""
     os.environ.update({k: env[k] for k in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME")})
-    from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+    from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
     from aiagent.store.sessions import SessionStore
 
     store = SessionStore.open(env)

@@ -8,8 +8,8 @@ from typing import Any
 
 from loop_harness import run_agent
 
-from aiagent.core.approval import ASK, Decision
-from aiagent.core.events import (
+from aiagent.contracts.approval import ASK, Decision
+from aiagent.contracts.events import (
     DoneEvent,
     ErrorEvent,
     RetryEvent,
@@ -19,11 +19,11 @@ from aiagent.core.events import (
     TurnEndEvent,
     UsageEvent,
 )
-from aiagent.core.hooks import Hooks, HookVerdict
-from aiagent.core.hooks import ToolCall as HookCall
-from aiagent.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.hooks import Hooks, HookVerdict
+from aiagent.contracts.hooks import ToolCall as HookCall
+from aiagent.contracts.messages import TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.tools import ToolResult
 from aiagent.testing import FakeLLM, ToolCall, Turn
-from aiagent.tools.base import ToolResult
 
 
 def _done(events: list[Any]) -> DoneEvent:

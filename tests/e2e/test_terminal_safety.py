@@ -138,7 +138,7 @@ def test_headless_on_a_pty(clean_env: dict[str, str], tmp_path: Path) -> None:
 
 
 def test_tui_turn_view_keeps_its_styling_and_drops_raw_sequences() -> None:
-    from aiagent.core.events import (
+    from aiagent.contracts.events import (
         DoneEvent,
         FileDiffEvent,
         TextDeltaEvent,
@@ -147,7 +147,7 @@ def test_tui_turn_view_keeps_its_styling_and_drops_raw_sequences() -> None:
         ToolResultEvent,
         TurnEndEvent,
     )
-    from aiagent.core.messages import Usage
+    from aiagent.contracts.messages import Usage
     from aiagent.ui.tui.render import make_console
     from aiagent.ui.tui.terminal import TermInfo
     from aiagent.ui.tui.view import TurnView

@@ -20,6 +20,9 @@ def test_ruff_is_clean() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_core_and_providers_type_check_strictly() -> None:
-    proc = _run("mypy", "src/aiagent/core", "src/aiagent/providers", "src/aiagent/permissions")
+def test_contracts_core_and_providers_type_check_strictly() -> None:
+    proc = _run(
+        "mypy", "src/aiagent/contracts", "src/aiagent/core", "src/aiagent/providers",
+        "src/aiagent/permissions", "src/aiagent/config/trust.py", "src/aiagent/config/flags.py",
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

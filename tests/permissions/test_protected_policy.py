@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
+from aiagent.contracts.tools import Tool
 from aiagent.permissions import protected
 from aiagent.permissions.policy import PermissionPolicy, parse_rule
 from aiagent.store import db
 from aiagent.store.approvals import ApprovalStore
-from aiagent.tools.base import Tool, ToolRegistry
+from aiagent.tools.base import ToolRegistry
 
 HOSTILE = [
     ".git/config", ".git/hooks/pre-commit", ".git", ".git/", "./.git//config",

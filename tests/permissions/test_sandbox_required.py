@@ -12,14 +12,15 @@ from typing import Any
 
 import pytest
 
-from aiagent.core.events import AgentEvent, ApprovalRequestEvent, ToolResultEvent
+from aiagent.contracts.events import AgentEvent, ApprovalRequestEvent, ToolResultEvent
+from aiagent.contracts.providers import ProviderConfig
+from aiagent.contracts.tools import ToolContext, ToolError
 from aiagent.core.loop import Agent, AgentConfig
 from aiagent.permissions.policy import PermissionPolicy, parse_rule
 from aiagent.providers import create_provider
-from aiagent.providers.base import ProviderConfig
 from aiagent.sandbox import detect, writable_paths
 from aiagent.testing import FakeLLM, ToolCall, Turn
-from aiagent.tools.base import ToolContext, ToolError, ToolRegistry
+from aiagent.tools.base import ToolRegistry
 from aiagent.tools.shell.tools import sandboxed
 
 SETTINGS_OFF = {"sandbox": {"enabled": False, "backend": "", "network": False, "writable": []},

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from aiagent.config.settings import Settings
-from aiagent.permissions.trust import (
+from aiagent.config.trust import (
     TRUST_ENV,
     TrustStore,
     decide,

@@ -10,9 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiagent.core.messages import Message, ToolUseBlock, Usage
-from aiagent.providers import create_provider
-from aiagent.providers.base import (
+from aiagent.contracts.messages import Message, ToolUseBlock, Usage
+from aiagent.contracts.providers import (
     CompletionRequest,
     ProviderConfig,
     Restart,
@@ -23,6 +22,7 @@ from aiagent.providers.base import (
     ToolUse,
     UsageReport,
 )
+from aiagent.providers import create_provider
 from aiagent.testing import FakeLLM
 
 BASES: dict[str, Callable[[FakeLLM], str]] = {

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 from provider_harness import SECRET, make_request, run
 
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.providers import ProviderError, RetryableError, StreamEvent
 from aiagent.providers.anthropic import decode_stream, messages_url, request_body
-from aiagent.providers.base import ProviderError, RetryableError, StreamEvent
 from aiagent.testing import FakeLLM, Turn
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -30,7 +30,7 @@ def test_headers_and_cache_breakpoints_reach_the_server() -> None:
 
 
 def test_only_the_last_tool_and_last_message_carry_breakpoints() -> None:
-    from aiagent.providers.base import ToolSpec
+    from aiagent.contracts.providers import ToolSpec
 
     tools = [ToolSpec(n, n, {"type": "object"}) for n in ("a", "b", "c")]
     history = [Message.user("one"), Message("assistant", [TextBlock("two")]), Message.user("three")]

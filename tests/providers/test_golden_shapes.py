@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.providers import CompletionRequest, ToolSpec
 from aiagent.providers import anthropic, ollama, openai
-from aiagent.providers.base import CompletionRequest, ToolSpec
 
 GOLDEN = Path(__file__).with_name("golden")
 READ = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"file_path": {"type": "string"}}})

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from provider_harness import make_config, make_request
 
-from aiagent.core.messages import Message
+from aiagent.contracts.messages import Message
+from aiagent.contracts.providers import CompletionRequest
 from aiagent.providers import create_provider
-from aiagent.providers.base import CompletionRequest
 from aiagent.providers.limits import fit_max_tokens, probe_window, prompt_estimate
 from aiagent.testing import FakeLLM, Turn
 
@@ -88,7 +88,7 @@ def test_silent_server_costs_only_the_probe_timeout() -> None:
         base = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
 
         async def fetch(method: str, url: str, body: dict[str, Any] | None) -> object:
-            from aiagent.providers.base import ProviderConfig
+            from aiagent.contracts.providers import ProviderConfig
             from aiagent.providers.wire import HttpStreamer
 
             wire = HttpStreamer(ProviderConfig(base_url=base, probe_timeout=0.3))

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 import pytest
 from provider_harness import make_request, run
 
-from aiagent.core.messages import Message, ToolResultBlock, ToolUseBlock
-from aiagent.providers.base import ProviderError, Stop, StreamEvent, ToolUse
+from aiagent.contracts.messages import Message, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.providers import ProviderError, Stop, StreamEvent, ToolUse
 from aiagent.providers.ollama import decode_stream, host_url, request_body
 from aiagent.testing import FakeLLM, Turn
 

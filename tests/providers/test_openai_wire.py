@@ -9,8 +9,15 @@ from collections.abc import AsyncIterator, Sequence
 import pytest
 from provider_harness import SECRET, make_request, run
 
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from aiagent.providers.base import ProviderError, Stop, StreamEvent, TextDelta, ToolUse, UsageReport
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.providers import (
+    ProviderError,
+    Stop,
+    StreamEvent,
+    TextDelta,
+    ToolUse,
+    UsageReport,
+)
 from aiagent.providers.openai import decode_stream, request_body
 from aiagent.testing import FakeLLM, Turn
 

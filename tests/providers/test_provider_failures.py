@@ -8,7 +8,7 @@ import time
 import pytest
 from provider_harness import SECRET, run
 
-from aiagent.providers.base import (
+from aiagent.contracts.providers import (
     AuthError,
     InvalidRequestError,
     ModelNotFoundError,

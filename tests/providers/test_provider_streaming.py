@@ -8,9 +8,9 @@ from typing import Any
 
 from provider_harness import make_config, make_request, run
 
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.providers import Stop, TextDelta
 from aiagent.providers import create_provider
-from aiagent.providers.base import Stop, TextDelta
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
 

@@ -11,7 +11,7 @@ import time
 import pytest
 from provider_harness import run
 
-from aiagent.providers.base import (
+from aiagent.contracts.providers import (
     InvalidRequestError,
     ProviderError,
     StreamLimitError,
@@ -125,7 +125,7 @@ def test_transient_statuses_are_retried(provider_name: str, status: int) -> None
 
 
 def test_context_overflow_from_llama_cpp_is_recognised(provider_name: str) -> None:
-    from aiagent.providers.base import ContextOverflowError
+    from aiagent.contracts.providers import ContextOverflowError
 
     said = "request (4476 tokens) exceeds the available context size (4096 tokens)"
     with FakeLLM([Turn(status=400, error_message=said)]) as fake:
@@ -135,7 +135,7 @@ def test_context_overflow_from_llama_cpp_is_recognised(provider_name: str) -> No
 
 
 def test_no_usage_reported_gives_no_usage_event(provider_name: str) -> None:
-    from aiagent.providers.base import UsageReport
+    from aiagent.contracts.providers import UsageReport
 
     with FakeLLM([Turn(text="no usage here", usage=None)]) as fake:
         outcome = run(provider_name, fake)

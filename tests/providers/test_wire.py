@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from aiagent.providers.base import AuthError, ProviderConfig, ProviderError, RetryableError
+from aiagent.contracts.providers import AuthError, ProviderConfig, ProviderError, RetryableError
 from aiagent.providers.wire import (
     MalformedEvent,
     SseEvent,

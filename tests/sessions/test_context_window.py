@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from aiagent.contracts.events import CompactionEvent
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from aiagent.contracts.providers import CompletionRequest
 from aiagent.core.compaction import OMITTED_HEADER, SUMMARY_HEADER, Plan, choose_cut, view
 from aiagent.core.context import ContextWindow
-from aiagent.core.events import CompactionEvent
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from aiagent.core.redact import SecretMasker
 from aiagent.core.tokens import budget_for, context_window, message_tokens
-from aiagent.providers.base import CompletionRequest
 
 
 def _turn(n: int, size: int = 2000) -> list[Message]:

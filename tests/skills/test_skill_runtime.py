@@ -10,14 +10,14 @@ from typing import Any
 
 from skill_helpers import EXAMPLES, FIXTURES, make_runtime
 
-from aiagent.core.events import ApprovalRequestEvent
-from aiagent.core.hooks import ToolCall
+from aiagent.contracts.events import ApprovalRequestEvent
+from aiagent.contracts.hooks import ToolCall
+from aiagent.contracts.tools import ToolContext, ToolResult
 from aiagent.skills.manifest import Manifest
 from aiagent.skills.prompting import index_text
 from aiagent.skills.tools import ActivateSkillTool
 from aiagent.skills.wiring import core_hooks
 from aiagent.testing.skills import SkillHarness, run_cases
-from aiagent.tools.base import ToolContext, ToolResult
 
 
 def run(coro):  # noqa: ANN001, ANN201

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.core.conversation import Conversation
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.store.db import StoreError
 from aiagent.store.sessions import SessionRecorder, SessionStore
 
@@ -21,7 +21,7 @@ WRITER = """
 import sys
 from pathlib import Path
 from aiagent.core.conversation import Conversation
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.store.sessions import SessionRecorder, SessionStore
 
 path, session, name, turns = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])

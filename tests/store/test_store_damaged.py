@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.core.messages import Message
+from aiagent.contracts.messages import Message
 from aiagent.store.db import DamagedDatabase, StoreError
 from aiagent.store.sessions import SessionStore
 

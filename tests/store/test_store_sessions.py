@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from aiagent.core.conversation import Conversation
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from aiagent.store.sessions import SessionNotFound, SessionRecorder, SessionStore, repair_tail
 
 

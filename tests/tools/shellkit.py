@@ -10,7 +10,8 @@ from typing import Any
 
 import psutil
 
-from aiagent.tools.base import ToolContext, ToolRegistry, ToolResult
+from aiagent.contracts.tools import ToolContext, ToolResult
+from aiagent.tools.base import ToolRegistry
 from aiagent.tools.shell import shutdown
 
 

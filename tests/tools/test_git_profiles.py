@@ -7,7 +7,8 @@ import subprocess
 import pytest
 from tool_harness import Harness
 
-from aiagent.tools.base import BUILTIN_TOOLS, ToolEffect, ToolError, ToolRegistry
+from aiagent.contracts.tools import ToolEffect, ToolError
+from aiagent.tools.base import BUILTIN_TOOLS, ToolRegistry
 from aiagent.tools.profiles import PROFILES, expand_groups, profile_tools
 
 

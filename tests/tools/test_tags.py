@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.tools.base import ToolContext
+from aiagent.contracts.tools import ToolContext
 from aiagent.tools.prompts import shell_bg_prompt
 from aiagent.tools.shell import shutdown
 from aiagent.tools.shell.tags import ShellTagParser, cap, extract_commands, run_shell_tags

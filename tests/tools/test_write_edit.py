@@ -7,7 +7,7 @@ import stat
 
 from tool_harness import Harness
 
-from aiagent.core.events import FileDiffEvent
+from aiagent.contracts.events import FileDiffEvent
 
 
 def test_write_creates_with_parents_and_emits_diff(ws: Harness) -> None:

@@ -7,8 +7,8 @@ import io
 import pytest
 from rich.console import Console
 
-from aiagent.core.events import ApprovalRequestEvent
-from aiagent.tools.base import ToolEffect
+from aiagent.contracts.events import ApprovalRequestEvent
+from aiagent.contracts.tools import ToolEffect
 from aiagent.ui.tui.approval import STOP, answer_text, approval_panel, key_map, pack
 
 

@@ -16,7 +16,7 @@ from aiagent.testing import FakeLLM, ToolCall, Turn
 @pytest.fixture
 def env(ui_env: dict[str, str], project: Path) -> dict[str, str]:
     """The user's environment, with the project trusted (its skills have code)."""
-    from aiagent.permissions.trust import TrustStore, store_file
+    from aiagent.config.trust import TrustStore, store_file
 
     TrustStore(store_file(ui_env)).add(project)
     return {**ui_env, "AIAGENT_NO_HISTORY": "1"}

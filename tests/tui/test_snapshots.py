@@ -17,7 +17,7 @@ import pytest
 from lineapp import run_app
 from snapshots import assert_fits, check_golden
 
-from aiagent.core.events import (
+from aiagent.contracts.events import (
     ApprovalRequestEvent,
     FileDiffEvent,
     TextDeltaEvent,
@@ -116,7 +116,8 @@ def test_streamed_markdown_answer(width: int) -> None:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_approval_box(width: int, tmp_path: Path) -> None:
-    from aiagent.tools.base import ToolRegistry, effect_of
+    from aiagent.contracts.tools import effect_of
+    from aiagent.tools.base import ToolRegistry
 
     tools = ToolRegistry()  # the panel reads the tool's declared effect, as the loop sends it
     shell = ApprovalRequestEvent("a1", "shell_command", "run tests", {"command": LONG_COMMAND},

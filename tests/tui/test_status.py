@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aiagent.core.messages import Usage
+from aiagent.contracts.messages import Usage
 from aiagent.ui.tui.status import Status, hint_line, status_line, tokens
 
 

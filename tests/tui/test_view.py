@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 
-from aiagent.core.events import (
+from aiagent.contracts.events import (
     DoneEvent,
     ErrorEvent,
     FileDiffEvent,
@@ -16,7 +16,7 @@ from aiagent.core.events import (
     ToolResultEvent,
     TurnEndEvent,
 )
-from aiagent.core.messages import Usage
+from aiagent.contracts.messages import Usage
 from aiagent.ui.tui.render import make_console
 from aiagent.ui.tui.terminal import TermInfo
 from aiagent.ui.tui.view import PlainView, TurnView

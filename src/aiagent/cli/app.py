@@ -53,22 +53,6 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-def parse_duration(value: str | None) -> float | None:
-    """``120``, ``120s``, ``2m``, ``1h``, ``1m30s`` → seconds."""
-    import re
-
-    if value is None:
-        return None
-    text = value.strip().lower()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return float(text)
-    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", text)
-    if not parts or "".join(n + u for n, u in parts) != text:
-        raise click.BadParameter(f"{value!r} is not a duration (examples: 90, 90s, 2m, 1h)")
-    scale = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
-    return sum(float(n) * scale[u] for n, u in parts)
-
-
 @click.group(
     cls=LazyGroup,
     invoke_without_command=True,

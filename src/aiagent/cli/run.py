@@ -22,38 +22,6 @@ def fail(message: str, code: int = EXIT_USAGE) -> int:
     return code
 
 
-def flags_layer(options: dict[str, Any]) -> dict[str, Any]:
-    """The command-line layer of the settings, shaped like config.toml."""
-    from aiagent.cli.app import parse_duration
-
-    layer: dict[str, Any] = {"provider": {}, "agent": {}}
-    if options.get("provider"):
-        layer["provider"]["default"] = options["provider"]
-    if options.get("model"):
-        layer["provider"]["model"] = options["model"]
-    if options.get("max_turns"):
-        layer["agent"]["max_turns"] = options["max_turns"]
-    if options.get("timeout") is not None:
-        try:
-            layer["agent"]["timeout"] = parse_duration(options["timeout"])
-        except click.BadParameter as exc:
-            raise ConfigError(f"--timeout: {exc.message}") from None
-    if options.get("tools_csv") is not None:
-        layer["agent"]["tools"] = [t.strip() for t in options["tools_csv"].split(",") if t.strip()]
-    if options.get("approval_mode"):
-        layer["agent"]["approval_mode"] = options["approval_mode"]
-    skills = {
-        key: [n.strip() for n in str(options[opt]).split(",") if n.strip()]
-        for key, opt in (("explicit", "skills_csv"), ("approve", "approve_skills"))
-        if options.get(opt)
-    }
-    if skills:
-        layer["skills"] = skills
-    if options.get("trust"):
-        layer["security"] = {"trust_workspace": True}
-    return {k: v for k, v in layer.items() if v}
-
-
 def read_prompt(options: dict[str, Any], cwd: Path) -> str:
     parts: list[str] = []
     if options.get("prompt"):
@@ -116,13 +84,15 @@ def run_agent(options: dict[str, Any]) -> int:
 
         return run_interactive(options, cwd)
     try:
+        from aiagent.config.flags import flags_layer
+
         settings = Settings.load(cwd, flags_layer(options))
         prompt = read_prompt(options, cwd)
     except ConfigError as exc:
         return fail(str(exc), exc.exit_code)
     if not prompt:
         return fail("no prompt: give --prompt \"…\", --file PATH, or pipe text on stdin")
-    from aiagent.providers.base import AuthError
+    from aiagent.contracts.providers import AuthError
     from aiagent.providers.detect import choose_provider
 
     try:

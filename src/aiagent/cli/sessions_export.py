@@ -66,10 +66,10 @@ def compact_session(session_id: str) -> str:
     import asyncio
 
     from aiagent.config.settings import ConfigError, Settings
-    from aiagent.core.approval import AllowAll
+    from aiagent.contracts.approval import AllowAll
+    from aiagent.contracts.providers import CompletionRequest, ProviderError
     from aiagent.core.builder import build_agent
     from aiagent.core.session import SessionRequest, open_session
-    from aiagent.providers.base import CompletionRequest, ProviderError
 
     opened = None
     try:

@@ -33,8 +33,9 @@ def tools() -> None:
 @click.option("--cwd", type=click.Path(file_okay=False))
 def list_tools(as_json: bool, cwd: str | None) -> None:
     """List every tool; * marks those the current profile offers the model."""
+    from aiagent.contracts.tools import effect_of
     from aiagent.core.builder import offered_tools
-    from aiagent.tools.base import ToolRegistry, effect_of
+    from aiagent.tools.base import ToolRegistry
 
     settings = _load(cwd)
     registry = ToolRegistry()
@@ -85,8 +86,9 @@ def run_tool(name: str, args_json: str, cwd: str | None, events: bool) -> None:
 
 
 async def _run(tool: Any, args: dict[str, Any], settings: Any, events: bool) -> Any:
+    from aiagent.contracts.tools import ToolContext, ToolResult
     from aiagent.core.loop import Agent
-    from aiagent.tools.base import ToolContext, ToolResult, release_tool_state, validate_args
+    from aiagent.tools.base import release_tool_state, validate_args
 
     problem = validate_args(tool, args)
     if problem:

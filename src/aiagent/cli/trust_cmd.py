@@ -25,7 +25,7 @@ def _folder(path: str | None) -> Path:
 @click.option("--list", "list_", is_flag=True, help="List the trusted folders.")
 def trust(path: str | None, list_: bool) -> None:
     """Trust PATH (default: this project): its skills with code and its config apply."""
-    from aiagent.permissions.trust import TrustStore, store_file
+    from aiagent.config.trust import TrustStore, store_file
 
     store = TrustStore(store_file())
     if list_:
@@ -42,7 +42,7 @@ def trust(path: str | None, list_: bool) -> None:
 @click.argument("path", required=False, type=click.Path(file_okay=False))
 def untrust(path: str | None) -> None:
     """Stop trusting PATH (default: this project)."""
-    from aiagent.permissions.trust import TrustStore, real, store_file
+    from aiagent.config.trust import TrustStore, real, store_file
 
     store = TrustStore(store_file())
     folder = real(_folder(path))

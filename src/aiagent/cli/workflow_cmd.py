@@ -26,9 +26,9 @@ def workflow() -> None:
 
 def _llm(settings: Settings) -> Any:
     """The configured model for the workflow's LLM calls, or None without a key."""
+    from aiagent.contracts.providers import ProviderError
     from aiagent.core.builder import check_key
     from aiagent.providers import create_provider
-    from aiagent.providers.base import ProviderError
     from aiagent.skills.wiring import provider_llm
 
     try:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from aiagent.config import paths
 
 if TYPE_CHECKING:
-    from aiagent.permissions.trust import Trust
+    from aiagent.config.trust import Trust
 
 PROVIDER_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 SECRET_WORDS = ("key", "token", "secret", "password")
@@ -251,7 +251,7 @@ class Settings:
         return None, var
 
     def provider_config(self, provider: str | None = None) -> Any:
-        from aiagent.providers.base import ProviderConfig
+        from aiagent.contracts.providers import ProviderConfig
 
         provider = provider or self.provider_name
         key, source = self.api_key(provider)
@@ -306,8 +306,8 @@ class Settings:
 def _apply_trust(workspace: Path, layers: list[Layer], env: Mapping[str, str],
                  flags: Mapping[str, Any] | None) -> Trust:
     """Decide workspace trust from the user's layers only; in an untrusted folder, drop
-    the project config keys that would widen permissions (see permissions/trust.py)."""
-    from aiagent.permissions import trust as trust_mod
+    the project config keys that would widen permissions (see config/trust.py)."""
+    from aiagent.config import trust as trust_mod
 
     user = next((layer.data for layer in layers if layer.name == "user"), {})
     decision = trust_mod.decide(paths.project_root(workspace), env, user, flags)

@@ -11,14 +11,15 @@ from typing import Any
 
 from aiagent.config import paths
 from aiagent.config.settings import ConfigError, Settings
-from aiagent.core.approval import ApprovalPolicy
-from aiagent.core.hooks import Hooks
+from aiagent.contracts.approval import ApprovalPolicy
+from aiagent.contracts.hooks import Hooks
+from aiagent.contracts.prompt import PromptFragment
+from aiagent.contracts.providers import AuthError
 from aiagent.core.loop import Agent, AgentConfig
-from aiagent.core.prompt import PromptFragment, build_system_prompt, read_rules, rule_files
+from aiagent.core.prompt import build_system_prompt, read_rules, rule_files
 from aiagent.core.redact import SecretMasker
 from aiagent.core.tokens import context_window
 from aiagent.providers import create_provider
-from aiagent.providers.base import AuthError
 from aiagent.tools.base import ToolRegistry
 from aiagent.tools.profiles import expand_groups, profile_tools
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from aiagent.core.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.providers import CompletionRequest, Provider, Restart, TextDelta
 from aiagent.core.tokens import message_tokens, text_tokens
-from aiagent.providers.base import CompletionRequest, Provider, Restart, TextDelta
 
 SUMMARY_HEADER = "[Summary of the earlier part of this conversation, made to save context]"
 OMITTED_HEADER = "[Earlier messages were left out to fit the context window]"

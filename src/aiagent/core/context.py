@@ -25,6 +25,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from aiagent.contracts.events import AgentEvent, CompactionEvent
+from aiagent.contracts.messages import Message, ToolResultBlock, Usage
+from aiagent.contracts.providers import CompletionRequest, Provider
 from aiagent.core.compaction import (
     Plan,
     choose_cut,
@@ -35,10 +38,7 @@ from aiagent.core.compaction import (
     trimmed_message,
     view,
 )
-from aiagent.core.events import AgentEvent, CompactionEvent
-from aiagent.core.messages import Message, ToolResultBlock, Usage
 from aiagent.core.tokens import messages_tokens, text_tokens, tools_tokens
-from aiagent.providers.base import CompletionRequest, Provider
 
 Emit = Callable[[AgentEvent], None]
 TRIM_MIN_CHARS = 400

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from aiagent.core.messages import Message
+from aiagent.contracts.messages import Message
 
 
 class Conversation:

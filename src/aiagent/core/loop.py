@@ -17,10 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aiagent.core.approval import AllowAll, ApprovalPolicy
-from aiagent.core.context import ContextPolicy, PassThrough
-from aiagent.core.conversation import Conversation
-from aiagent.core.events import (
+from aiagent.contracts.approval import AllowAll, ApprovalPolicy
+from aiagent.contracts.events import (
     AgentEvent,
     ApprovalAnswer,
     ApprovalRequestEvent,
@@ -34,9 +32,16 @@ from aiagent.core.events import (
     TurnEndEvent,
     UsageEvent,
 )
-from aiagent.core.hooks import Hooks, ToolCall
-from aiagent.core.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from aiagent.providers.base import (
+from aiagent.contracts.hooks import Hooks, ToolCall
+from aiagent.contracts.messages import (
+    Block,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from aiagent.contracts.providers import (
     CompletionRequest,
     ContextOverflowError,
     Provider,
@@ -47,16 +52,10 @@ from aiagent.providers.base import (
     ToolUse,
     UsageReport,
 )
-from aiagent.tools.base import (
-    ToolContext,
-    ToolEffect,
-    ToolError,
-    ToolRegistry,
-    ToolResult,
-    effect_of,
-    release_tool_state,
-    validate_args,
-)
+from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError, ToolResult, effect_of
+from aiagent.core.context import ContextPolicy, PassThrough
+from aiagent.core.conversation import Conversation
+from aiagent.tools.base import ToolRegistry, release_tool_state, validate_args
 
 EXIT_OK, EXIT_INTERNAL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 5, 4, 130
 STOPPED_RESULT = "not run: the run was stopped (interrupted or out of time) before this call finished"

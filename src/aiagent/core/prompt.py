@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+
+from aiagent.contracts.prompt import PromptFragment
 
 RULE_FILES = ("AGENT.md", "AGENTS.md")
 MAX_RULES_BYTES = 64 * 1024
@@ -19,12 +20,6 @@ BASE_PROMPTS = {"native": "prompts/system.md", "tags": "prompts/system_tags.md"}
 #: Fragments that tell the model to call a tool; with the tags protocol the model has no
 #: tools to call, so they are left out (the skills index asks for ``activate_skill``).
 TOOL_FRAGMENTS = frozenset({"Skills"})
-
-
-@dataclass(frozen=True, slots=True)
-class PromptFragment:
-    title: str
-    text: str
 
 
 def base_prompt(workspace: Path, protocol: str = "native") -> str:

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
 
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from aiagent.providers.base import ToolSpec
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.providers import ToolSpec
 
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD = 4

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from aiagent.core.approval import ALLOW, ASK, Decision
-from aiagent.core.events import ApprovalAnswer
+from aiagent.contracts.approval import ALLOW, ASK, Decision
+from aiagent.contracts.events import ApprovalAnswer
+from aiagent.contracts.tools import Tool, ToolEffect, effect_of
 from aiagent.permissions import commands, protected
-from aiagent.tools.base import Tool, ToolEffect, effect_of
 
 if TYPE_CHECKING:
     from aiagent.store.approvals import ApprovalStore, Grant

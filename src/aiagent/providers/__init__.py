@@ -6,7 +6,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aiagent.providers.base import Provider, ProviderConfig
+    from aiagent.contracts.providers import Provider, ProviderConfig
 
 PROVIDERS: dict[str, str] = {
     "anthropic": "aiagent.providers.anthropic:AnthropicProvider",

@@ -12,8 +12,15 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiagent.core.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from aiagent.providers.base import (
+from aiagent.contracts.messages import (
+    Block,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from aiagent.contracts.providers import (
     CompletionRequest,
     ProviderError,
     RetryableError,

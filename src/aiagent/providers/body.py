@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from aiagent.providers.base import ProviderError, StreamLimitError
+from aiagent.contracts.providers import ProviderError, StreamLimitError
 
 SLICE = 64 * 1024
 ERROR_BODY_LIMIT = 64 * 1024

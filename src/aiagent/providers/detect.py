@@ -14,7 +14,7 @@ import json
 import urllib.request
 from typing import Any
 
-from aiagent.providers.base import AuthError
+from aiagent.contracts.providers import AuthError
 
 PROBE_SECONDS = 0.3
 NOTHING = (

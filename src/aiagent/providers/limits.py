@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from aiagent.providers.base import CompletionRequest
+from aiagent.contracts.providers import CompletionRequest
 
 CHARS_PER_TOKEN = 3  # on the safe side: a prompt estimated too big only shortens the answer
 TEMPLATE_MARGIN = 64  # tokens a chat template adds around the messages

@@ -13,8 +13,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from aiagent.providers.base import (
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from aiagent.contracts.providers import (
     CompletionRequest,
     ProviderError,
     Stop,

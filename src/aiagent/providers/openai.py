@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from aiagent.providers.base import (
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from aiagent.contracts.providers import (
     CompletionRequest,
     ProviderError,
     RetryableError,

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from aiagent.providers.base import (
+from aiagent.contracts.providers import (
     AuthError,
     CompletionRequest,
     ContextOverflowError,

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from aiagent.contracts.events import ApprovalAnswer, ApprovalRequestEvent
+from aiagent.contracts.tools import ToolContext
 from aiagent.skills.permissions import Approver, deny_all, describe
-from aiagent.tools.base import ToolContext
-
-if TYPE_CHECKING:
-    from aiagent.core.events import ApprovalAnswer, ApprovalRequestEvent
-
 
 SKILL_OPTIONS: tuple[ApprovalAnswer, ...] = ("once", "always", "deny")  # spec §4.5: Allow once, Allow always, Deny
 
@@ -20,8 +17,6 @@ def skill_request(skill: str, missing: list[str],
                   future: asyncio.Future[Any] | None = None) -> ApprovalRequestEvent:
     """The ``approval_request`` event asking for a skill's permissions: tool ``skill:NAME``,
     args ``{"skill": NAME, "permissions": [...]}``, answers once / always / deny."""
-    from aiagent.core.events import ApprovalRequestEvent
-
     what = f"skill {skill} wants: " + "; ".join(f"{p} — {describe(p)}" for p in missing)
     return ApprovalRequestEvent(uuid.uuid4().hex[:12], f"skill:{skill}", what,
                                 {"skill": skill, "permissions": list(missing)},

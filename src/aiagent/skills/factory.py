@@ -37,7 +37,7 @@ def skills_table(settings: Settings) -> dict[str, Any]:
 
 
 def _decide(settings: Settings, root: Path) -> Any:
-    from aiagent.permissions.trust import decide
+    from aiagent.config.trust import decide
 
     user = next((layer.data for layer in settings.layers if layer.name == "user"), {})
     return decide(root, settings.env, user)

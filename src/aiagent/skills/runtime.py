@@ -392,7 +392,7 @@ class SkillRuntime:
 
     def prompt_fragments(self) -> list[Any]:
         """Active skills' instructions, text hooks injected, and the index of the rest."""
-        from aiagent.core.prompt import PromptFragment
+        from aiagent.contracts.prompt import PromptFragment
 
         out: list[PromptFragment] = []
         for name, skill in self.active.items():

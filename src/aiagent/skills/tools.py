@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from aiagent.contracts.tools import UNDECLARED, ToolContext, ToolEffect, ToolResult
 from aiagent.skills.backends.base import BackendError
 from aiagent.skills.permissions import PermissionDenied
-from aiagent.tools.base import UNDECLARED, ToolContext, ToolEffect, ToolResult
 
 if TYPE_CHECKING:
     from aiagent.skills.runtime import SkillRuntime
@@ -32,7 +32,7 @@ def to_tool_result(value: Any) -> ToolResult:
 
 
 async def guarded(work: Any) -> ToolResult:
-    from aiagent.sdk import SkillError
+    from aiagent.skills.context import SkillError
 
     try:
         return to_tool_result(await work)

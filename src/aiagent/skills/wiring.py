@@ -8,18 +8,19 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from aiagent.core.hooks import Hooks, HookVerdict, ToolCall
-from aiagent.core.messages import Message
+from aiagent.contracts.hooks import Hooks, HookVerdict, ToolCall
+from aiagent.contracts.messages import Message
+from aiagent.contracts.tools import ToolResult
 from aiagent.skills.runtime import SkillRuntime
 from aiagent.skills.tools import ActivateSkillTool, RunWorkflowTool
-from aiagent.tools.base import ToolRegistry, ToolResult
+from aiagent.tools.base import ToolRegistry
 
 
 def provider_llm(provider: Any, model: str, max_tokens: int = 4096) -> Callable[[str, Mapping[str, Any]], Any]:
     """``llm_complete`` for skills, on the agent's own provider."""
 
     async def complete(prompt: str, opts: Mapping[str, Any]) -> str:
-        from aiagent.providers.base import CompletionRequest, TextDelta
+        from aiagent.contracts.providers import CompletionRequest, TextDelta
 
         request = CompletionRequest(
             model=str(opts.get("model") or model), system=str(opts.get("system") or ""),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aiagent.core.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 
 def block_to_dict(block: Block) -> dict[str, Any]:

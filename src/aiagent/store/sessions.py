@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.config import paths
-from aiagent.core.messages import Message, ToolResultBlock, Usage
+from aiagent.contracts.messages import Message, ToolResultBlock, Usage
 from aiagent.store import db
 from aiagent.store.messages import dumps, loads
 

@@ -23,11 +23,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from aiagent.contracts.tools import ToolResult
 from aiagent.skills.host import HostServices
 from aiagent.skills.loader import Source, discover
 from aiagent.skills.permissions import Limits, MemoryGrantStore, PermissionGate
 from aiagent.skills.runtime import SkillRuntime
-from aiagent.tools.base import ToolResult
 
 __all__ = ["CaseResult", "SkillHarness", "run_cases"]
 
@@ -68,8 +68,8 @@ class SkillHarness:
     def _llm(self) -> Any:
         if not self.llm_script:
             return None
+        from aiagent.contracts.providers import ProviderConfig
         from aiagent.providers import create_provider
-        from aiagent.providers.base import ProviderConfig
         from aiagent.skills.wiring import provider_llm
         from aiagent.testing import FakeLLM, Turn
 

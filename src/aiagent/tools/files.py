@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiagent.contracts.events import FileDiffEvent
+from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
 from aiagent.tools import textio
-from aiagent.tools.base import ToolContext, ToolEffect, ToolError
+from aiagent.tools.base import patch_header_paths
 from aiagent.tools.tooldef import (
     BuiltinTool,
     boolean,
@@ -393,8 +395,6 @@ class ListDirTool(BuiltinTool):
 
 
 def _emit_diff(ctx: ToolContext, shown: str, old: str, new: str) -> None:
-    from aiagent.core.events import FileDiffEvent
-
     diff = textio.unified_diff(old, new, shown)
     if diff:
         ctx.emit(FileDiffEvent(id=ctx.call_id, path=shown, diff=diff))
@@ -523,7 +523,7 @@ class ApplyPatchTool(BuiltinTool):
     input_schema = schema(
         {"input": string("The entire contents of the apply_patch command")}, ["input"]
     )
-    effect = ToolEffect.of("write", patch_args=("input",))
+    effect = ToolEffect.of("write", patch_args=("input",), patch_reader=patch_header_paths)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         from aiagent.tools.patching import apply_patch_text

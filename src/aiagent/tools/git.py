@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from aiagent.tools.base import READ, ToolContext, ToolEffect, ToolError
+from aiagent.contracts.tools import READ, ToolContext, ToolEffect, ToolError
 from aiagent.tools.shell.env import NON_INTERACTIVE
 from aiagent.tools.tooldef import BuiltinTool, boolean, int_arg, number, schema, string
 from aiagent.tools.workspace import resolve_path

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from aiagent.contracts.events import FileDiffEvent
+from aiagent.contracts.tools import ToolContext, ToolError
 from aiagent.tools import textio
-from aiagent.tools.base import ToolContext, ToolError
 from aiagent.tools.patch import Hunk, PatchError, apply_chunks, parse_patch
 from aiagent.tools.workspace import display_path, open_parent, resolve_path
 
@@ -80,8 +81,6 @@ def _plan(ctx: ToolContext, hunk: Hunk, path: Path, dest: Path | None) -> Change
 
 
 def _perform(ctx: ToolContext, change: Change) -> None:
-    from aiagent.core.events import FileDiffEvent
-
     old = change.current.text if change.current else ""
     target = change.dest or change.path
     with textio.os_errors(target):

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from aiagent.tools.base import BUILTIN_TOOLS, ToolError
+from aiagent.contracts.tools import ToolError
+from aiagent.tools.base import BUILTIN_TOOLS
 
 
 class UnknownProfileError(ToolError, ValueError):

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
 from aiagent.tools import walk
-from aiagent.tools.base import ToolContext, ToolEffect, ToolError
 from aiagent.tools.tooldef import (
     BuiltinTool,
     boolean,

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiagent.tools.base import ToolError
+from aiagent.contracts.tools import ToolError
 
 if TYPE_CHECKING:
-    from aiagent.tools.base import ToolContext
+    from aiagent.contracts.tools import ToolContext
     from aiagent.tools.workspace import Parent
 
 BINARY_SNIFF_BYTES = 8192

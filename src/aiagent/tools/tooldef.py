@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from aiagent.tools.base import UNDECLARED, ToolContext, ToolEffect, ToolError, ToolResult
+from aiagent.contracts.tools import UNDECLARED, ToolContext, ToolEffect, ToolError, ToolResult
 
 T = TypeVar("T")
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from aiagent.tools.base import ToolError
+from aiagent.contracts.tools import ToolError
 
 if TYPE_CHECKING:
-    from aiagent.tools.base import ToolContext
+    from aiagent.contracts.tools import ToolContext
 
 
 class OutsideWorkspaceError(ToolError):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from aiagent.config.settings import ConfigError, Settings
-from aiagent.core.events import (
+from aiagent.contracts.events import (
     AgentEvent,
     ApprovalRequestEvent,
     DoneEvent,
@@ -35,8 +35,8 @@ from aiagent.core.events import (
     ToolResultEvent,
     TurnEndEvent,
 )
-from aiagent.core.messages import Usage
-from aiagent.providers.base import ProviderError
+from aiagent.contracts.messages import Usage
+from aiagent.contracts.providers import ProviderError
 from aiagent.ui.terminal_text import json_for_terminal, neutralise, safe_event
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from aiagent.sdk import Registration, SkillContext
 from aiagent.skills.backends.base import BackendError, Registered
+from aiagent.skills.context import Registration, SkillContext
 from aiagent.skills.host import SkillHost
 
 ENTRY_POINT_GROUP = "aiagent.skills"

@@ -11,8 +11,8 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
+from aiagent.contracts.tools import ToolError
 from aiagent.process.runner import Limits, Outcome, Running
-from aiagent.tools.base import ToolError
 
 
 @dataclass

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiagent.tools.base import ToolError
+from aiagent.contracts.tools import ToolError
 
 if TYPE_CHECKING:
-    from aiagent.tools.base import ToolContext
+    from aiagent.contracts.tools import ToolContext
     from aiagent.tools.shell.jobs import JobManager
     from aiagent.tools.shell.sessions import SessionManager
 

@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
 from aiagent.process.capture import Capture
 from aiagent.process.runner import Limits, Running, new_tag, spawn
-from aiagent.tools.base import ToolContext, ToolEffect, ToolError
 from aiagent.tools.shell.env import command_env
 from aiagent.tools.shell.runtime import runtime
 from aiagent.tools.shell.tools import APPROVAL_PROPS, sandboxed, shell_argv

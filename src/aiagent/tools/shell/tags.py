@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from aiagent.tools.base import ToolContext
+from aiagent.contracts.tools import ToolContext
 
 OPEN = "<shell>"
 CLOSE = "</shell>"

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiagent.contracts.events import ToolOutputEvent
+from aiagent.contracts.tools import READ, ToolContext, ToolEffect, ToolError, ToolResult
 from aiagent.process.capture import Capture
 from aiagent.process.runner import Limits, Outcome, Running, new_tag, spawn, spawn_detached
-from aiagent.tools.base import READ, ToolContext, ToolEffect, ToolError, ToolResult
 from aiagent.tools.shell.env import command_env
 from aiagent.tools.shell.jobs import Job
 from aiagent.tools.shell.runtime import ShellRuntime, ShellSettings, runtime
@@ -58,8 +59,6 @@ def shell_argv(settings: ShellSettings, script: str, login: bool | None) -> list
 
 
 def _emitter(ctx: ToolContext) -> Any:
-    from aiagent.core.events import ToolOutputEvent
-
     def sink(stream: str, text: str) -> None:
         ctx.emit(ToolOutputEvent(id=ctx.call_id, stream=stream, chunk=text))  # type: ignore[arg-type]
 

@@ -120,8 +120,8 @@ async def compact(app: InteractiveApp, arg: str) -> None:
     if not await _need_agent(app):
         return
     assert app.agent is not None
-    from aiagent.core.events import CompactionEvent
-    from aiagent.providers.base import CompletionRequest
+    from aiagent.contracts.events import CompactionEvent
+    from aiagent.contracts.providers import CompletionRequest
 
     agent = app.agent
     compact_now = getattr(agent.context, "compact_now", None)

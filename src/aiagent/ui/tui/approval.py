@@ -15,7 +15,7 @@ from aiagent.ui.tui.blocks import call_summary
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from aiagent.core.events import ApprovalAnswer, ApprovalRequestEvent
+    from aiagent.contracts.events import ApprovalAnswer, ApprovalRequestEvent
 
 LABELS: dict[str, tuple[str, str]] = {
     "once": ("y", "yes, once"),

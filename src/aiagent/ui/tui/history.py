@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aiagent.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.ui.tui import render
 from aiagent.ui.tui.blocks import ToolBlock
 

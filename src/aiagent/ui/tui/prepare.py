@@ -39,7 +39,7 @@ class Parts:
 
 
 def load_settings(cwd: Path, options: dict[str, Any], env: dict[str, str]) -> Settings:
-    from aiagent.cli.run import flags_layer
+    from aiagent.config.flags import flags_layer
 
     return Settings.load(cwd, flags_layer(options), env)
 
@@ -87,7 +87,7 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
                          approve=tuple(options.get("approve") or ()))
     agent, missing_key = None, False
     try:
-        from aiagent.providers.base import AuthError
+        from aiagent.contracts.providers import AuthError
         from aiagent.providers.detect import choose_provider
 
         try:
@@ -99,7 +99,7 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
                             context=opened.context, skills_mode="interactive")
         opened.attach(agent)
     except Exception as exc:  # noqa: BLE001 - shown; the UI stays up
-        from aiagent.providers.base import AuthError
+        from aiagent.contracts.providers import AuthError
 
         missing_key = isinstance(exc, AuthError)
         problems.append(str(exc))

@@ -7,7 +7,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from aiagent.core.messages import Usage
+from aiagent.contracts.messages import Usage
 
 
 @cache

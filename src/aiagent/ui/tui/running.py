@@ -12,7 +12,7 @@ from aiagent.ui.tui import render
 from aiagent.ui.tui.turn import TurnRunner, TurnState, close_cancelled
 
 if TYPE_CHECKING:
-    from aiagent.core.events import AgentEvent
+    from aiagent.contracts.events import AgentEvent
     from aiagent.ui.tui.app import InteractiveApp
 
 

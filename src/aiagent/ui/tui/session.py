@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from aiagent.core.messages import Message, Usage
+from aiagent.contracts.messages import Message, Usage
 
 if TYPE_CHECKING:
     from aiagent.config.settings import Settings

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from aiagent.core.events import ToolCallEvent, ToolOutputEvent, ToolResultEvent
+from aiagent.contracts.events import ToolCallEvent, ToolOutputEvent, ToolResultEvent
 from aiagent.ui.tui import render
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ async def _keys(keys: Any, stop: asyncio.Event, view: Any) -> None:
 
 
 def _shell_settings(app: InteractiveApp) -> Any:
-    from aiagent.tools.base import ToolError
+    from aiagent.contracts.tools import ToolError
     from aiagent.tools.shell.runtime import ShellSettings
 
     settings = app.settings

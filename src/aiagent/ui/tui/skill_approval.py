@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from aiagent.core.events import ApprovalRequestEvent
+    from aiagent.contracts.events import ApprovalRequestEvent
     from aiagent.ui.tui.app import InteractiveApp
     from aiagent.ui.tui.turn import TurnRunner
 

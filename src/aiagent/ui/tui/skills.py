@@ -33,8 +33,8 @@ def runtime_of(app: InteractiveApp) -> SkillRuntime | None:
 
 def skill_errors() -> tuple[type[BaseException], ...]:
     """What activating or running a skill raises, each with one clear line."""
-    from aiagent.sdk import SkillError
     from aiagent.skills.backends.base import BackendError
+    from aiagent.skills.context import SkillError
     from aiagent.skills.permissions import PermissionDenied
 
     return (BackendError, PermissionDenied, SkillError, LookupError, ValueError)

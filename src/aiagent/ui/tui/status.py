@@ -14,7 +14,7 @@ from aiagent.ui.tui.firstframe import cell_len, cut_right, hint_line
 __all__ = ["Status", "hint_line", "status_line"]
 
 if TYPE_CHECKING:  # imported when used: the first frame draws a status line early
-    from aiagent.core.messages import Usage
+    from aiagent.contracts.messages import Usage
 
 SEP = " · "
 

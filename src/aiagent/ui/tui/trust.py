@@ -68,7 +68,7 @@ async def confirm_trust(app: InteractiveApp) -> None:
     app.out.flush()
     answer = await _answer(app)
     if answer == "always":
-        from aiagent.permissions.trust import TrustStore, store_file
+        from aiagent.config.trust import TrustStore, store_file
 
         TrustStore(store_file(app.env)).add(trust.root)
         app.out.write(f"✓ trusted {trust.root} (undo with `aiagent untrust`)\n")

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from aiagent.core.events import AgentEvent, ApprovalRequestEvent, ToolCallEvent, UsageEvent
-from aiagent.core.messages import Message, ToolResultBlock
+from aiagent.contracts.events import AgentEvent, ApprovalRequestEvent, ToolCallEvent, UsageEvent
+from aiagent.contracts.messages import Message, ToolResultBlock
 from aiagent.ui.tui import approval as approval_ui
 from aiagent.ui.tui import render
 from aiagent.ui.tui.preview import preview_diff

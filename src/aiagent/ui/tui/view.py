@@ -13,7 +13,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
-from aiagent.core.events import (
+from aiagent.contracts.events import (
     AgentEvent,
     CompactionEvent,
     DoneEvent,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from aiagent.ui.tui import render
 
 if TYPE_CHECKING:
-    from aiagent.core.events import AgentEvent
+    from aiagent.contracts.events import AgentEvent
     from aiagent.skills.runtime import SkillRuntime
     from aiagent.ui.tui.app import InteractiveApp
 
@@ -98,8 +98,8 @@ def result_text(value: Any) -> str:
 async def workflow_events(runtime: SkillRuntime, name: str, data: dict[str, Any],
                           running: list[asyncio.Future[Any]]) -> AsyncIterator[AgentEvent]:
     """One workflow run as events (header, result, Markdown text, done)."""
-    from aiagent.core.events import DoneEvent, TextDeltaEvent, ToolCallEvent, ToolResultEvent
-    from aiagent.core.messages import Usage
+    from aiagent.contracts.events import DoneEvent, TextDeltaEvent, ToolCallEvent, ToolResultEvent
+    from aiagent.contracts.messages import Usage
 
     call_id, label, began = f"workflow-{uuid.uuid4().hex[:8]}", f"/{name}", time.monotonic()
     yield ToolCallEvent(call_id, label, data)

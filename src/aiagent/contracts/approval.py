@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from aiagent.core.events import ApprovalAnswer
-from aiagent.tools.base import Tool
+from aiagent.contracts.events import ApprovalAnswer
+from aiagent.contracts.tools import Tool
 
 
 @dataclass(frozen=True, slots=True)

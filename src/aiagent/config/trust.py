@@ -157,7 +157,7 @@ def decide(root: Path, env: Mapping[str, str], user: Mapping[str, Any],
 
 @cache
 def _rules() -> dict[str, Any]:
-    text = resources.files("aiagent.permissions").joinpath("trust.toml").read_text("utf-8")
+    text = resources.files("aiagent.config").joinpath("trust.toml").read_text("utf-8")
     return tomllib.loads(text)
 
 

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from aiagent.core.messages import Message, ToolUseBlock, Usage
+from aiagent.contracts.messages import Message, ToolUseBlock, Usage
 
 
 @dataclass(frozen=True, slots=True)

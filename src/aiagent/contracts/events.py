@@ -9,10 +9,10 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from aiagent.core.messages import Usage
+from aiagent.contracts.messages import Usage
 
 if TYPE_CHECKING:
-    from aiagent.tools.base import ToolEffect
+    from aiagent.contracts.tools import ToolEffect
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiagent.core.messages import Message
-from aiagent.tools.base import ToolResult
+from aiagent.contracts.messages import Message
+from aiagent.contracts.tools import ToolResult
 
 
 @dataclass(slots=True)
