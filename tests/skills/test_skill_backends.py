@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from skill_helpers import EXAMPLES, FIXTURES, make_runtime
+from skill_helpers import EXAMPLES, FAST, FIXTURES, make_runtime
 
 from aiagent.skills.backends.base import BackendError
 from aiagent.skills.permissions import PermissionDenied
@@ -90,16 +90,46 @@ def test_file_access_limited_to_declared_paths(project: Path, tmp_path: Path) ->
     run(go())
 
 
+def _worker_pid(rt) -> int:  # noqa: ANN001
+    peer = rt.starlark_worker().peer
+    assert peer is not None, "the Starlark worker is not running"
+    return int(peer.pid)
+
+
+def _address_space_cap(pid: int) -> int:
+    """The worker's RLIMIT_AS in bytes, as the kernel reports it."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max address space"):
+            return int(line.split()[3])
+    raise AssertionError(f"no address-space line in /proc/{pid}/limits")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_runaway_starlark_is_stopped_and_the_agent_goes_on(project: Path) -> None:
+    budget = FAST.starlark_budget
+
     async def go() -> None:
         rt = make_runtime([FIXTURES], project)
         try:
             await rt.activate("runaway")
+            worker = _worker_pid(rt)
             start = time.monotonic()
             out, err = await tool(rt, "runaway", "spin", {})
-            assert err and "time" in out and time.monotonic() - start < 8
+            took = time.monotonic() - start
+            # the evaluator's budget stopped it: not before the budget, well before the kill
+            assert err and "ran past its time budget" in out, out
+            assert budget * 0.9 <= took < budget + 2.0, took
+            assert _worker_pid(rt) == worker, "the budget, not a kill of the worker, stopped it"
+            start = time.monotonic()
             out, err = await tool(rt, "runaway", "deep", {})
-            assert err and "runaway" in out
+            assert err and "call stack overflow" in out and "skill.star:9" in out, out
+            assert time.monotonic() - start < 2.0
             assert await tool(rt, "runaway", "ok", {}) == ("still alive", False)
         finally:
             await rt.close()
@@ -108,16 +138,26 @@ def test_runaway_starlark_is_stopped_and_the_agent_goes_on(project: Path) -> Non
 
 
 def test_unbounded_allocation_is_stopped(project: Path) -> None:
+    cap_mb = FAST.starlark_memory_mb
+
     async def go() -> None:
         rt = make_runtime([FIXTURES, EXAMPLES], project)
         try:
             await rt.activate("hog")
             await rt.activate("word-tools")
+            worker = _worker_pid(rt)
+            assert _address_space_cap(worker) == cap_mb * 1024 * 1024
+            start = time.monotonic()
             out, err = await tool(rt, "hog", "grow", {})
-            assert err and "hog" in out, out
+            took = time.monotonic() - start
+            # the memory cap stopped it (the worker ran out of memory), fast, not the time budget
+            assert err and "out of memory" in out and f"{cap_mb} MB limit" in out, out
+            assert took < FAST.starlark_budget, took
+            assert not _alive(worker), "the worker that ran out of memory is gone"
             # the worker was replaced; other skills were loaded again
             out, err = await tool(rt, "word-tools", "count_words", {"path": "secret.txt"})
             assert not err and '"words": 2' in out
+            assert _worker_pid(rt) != worker
         finally:
             await rt.close()
 

@@ -209,7 +209,7 @@ class SkillRuntime:
         if backend == "starlark":
             from aiagent.skills.backends.starlark import StarlarkBackend
 
-            return StarlarkBackend(m, self._starlark_worker())
+            return StarlarkBackend(m, self.starlark_worker())
         if backend == "process":
             from aiagent.skills.backends.process import ProcessBackend
 
@@ -219,7 +219,8 @@ class SkillRuntime:
 
         return PythonBackend(skill.host, self.config_of(m))
 
-    def _starlark_worker(self) -> Any:
+    def starlark_worker(self) -> Any:
+        """The shared Starlark worker (created, not started, on first use)."""
         if self._starlark is None:
             from aiagent.skills.backends.starlark import StarlarkWorker
 
@@ -234,7 +235,7 @@ class SkillRuntime:
             return impl is not None and impl.backend == "starlark"
 
         if self._warming is None and any(uses_starlark(n) for n in self.available_names()):
-            self._warming = asyncio.create_task(self._starlark_worker().warm())
+            self._warming = asyncio.create_task(self.starlark_worker().warm())
 
     def _route(self, skill: str) -> SkillHost | None:
         active = self.active.get(skill.split(":", 1)[0])

@@ -52,6 +52,10 @@ class RpcPeer:
         self._reader = asyncio.ensure_future(self._read_loop())
         self._err_reader = asyncio.ensure_future(self._read_stderr())
 
+    @property
+    def pid(self) -> int:
+        return int(self.proc.pid)
+
     # ---- sending -------------------------------------------------------------------
 
     def _send(self, message: dict[str, Any]) -> None:
