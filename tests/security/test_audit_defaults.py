@@ -74,7 +74,7 @@ def test_bad_value_is_a_one_line_error(project: Path) -> None:
 
 
 def test_parse_defaults() -> None:
-    d = parse_defaults({"fail_on": "HIGH", "max_llm_calls": 5, "enable_llm_analysis": False}, "x")
-    assert (d.fail_on, d.max_llm_calls, d.enable_llm_analysis) == (Severity.HIGH, 5, False)
-    with pytest.raises(SecurityConfigError, match="security.max_llm_calls"):
-        parse_defaults({"max_llm_calls": -1}, "x")
+    d = parse_defaults({"fail_on": "HIGH"}, "x")
+    assert d.fail_on == Severity.HIGH
+    # the old LLM-phase keys are accepted and ignored (there is no LLM phase)
+    assert parse_defaults({"max_llm_calls": -1, "enable_llm_analysis": "x"}, "x") == parse_defaults({}, "x")

@@ -35,7 +35,6 @@ class AuditRequest:
     osv_db: Path | None = None
     jobs: int = 0
     no_cache: bool = False
-    no_llm: bool = False
     interactive: bool = False
     online: bool | None = None  # --online / --offline; None: [security] osv_online
 
@@ -100,8 +99,6 @@ def _options(req: AuditRequest, root: Path, defaults: SecurityDefaults) -> Audit
         cache_path=None if req.no_cache else cache_dir() / "scan-cache.sqlite",
         osv_db=req.osv_db or default_osv_db(),
         changed_files=_changed(req, root), progress=_progress() if req.interactive else None,
-        llm=defaults.enable_llm_analysis and not req.no_llm,
-        max_llm_calls=defaults.max_llm_calls,
         osv_online=resolve_online(req.online, defaults.osv_online, defaults.osv_url,
                                   defaults.osv_cache_hours),
     )
