@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from aiagent.cli.security_audit import security_audit
-from aiagent.cli.security_audit_defaults import parse_defaults
+from aiagent.security.defaults import parse_defaults
 from aiagent.security.finding import Severity
 
 MEDIUM_ONLY = "import hashlib\n\ndef etag(body):\n    return hashlib.md5(body).hexdigest()\n"

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aiagent.cli.security_audit_defaults import SecurityDefaults
-    from aiagent.cli.security_audit_skills import SkillSession
+    from aiagent.security.defaults import SecurityDefaults
     from aiagent.security.engine import AuditOptions
+    from aiagent.skills.security_audit import SkillSession
 
 import click
 
@@ -40,11 +40,11 @@ class AuditRequest:
 
 
 def run(req: AuditRequest) -> int:
-    from aiagent.cli.security_audit_skills import SkillSession
     from aiagent.security.errors import SecurityConfigError
+    from aiagent.skills.security_audit import SkillSession
 
     try:
-        with SkillSession(req.skills, req.approve_skills) as skills:
+        with SkillSession(req.skills, req.approve_skills, _warn) as skills:
             return _run(req, skills)
     except SecurityConfigError as exc:
         click.echo(f"aiagent: error: {exc}", err=True)
@@ -52,8 +52,8 @@ def run(req: AuditRequest) -> int:
 
 
 def _run(req: AuditRequest, skills: SkillSession) -> int:
-    from aiagent.cli.security_audit_defaults import load_defaults, policy_path
     from aiagent.security.config import load_config
+    from aiagent.security.defaults import load_defaults, policy_path
     from aiagent.security.deps.osv_online import online_warnings
     from aiagent.security.engine import run_audit
     from aiagent.security.errors import SecurityConfigError
@@ -120,3 +120,7 @@ def _progress() -> Callable[[int, int], None]:
         click.echo(f"\rscanning {done}/{total} files", nl=False, err=True)
 
     return report
+
+
+def _warn(message: str) -> None:
+    click.echo(f"warning: {message}", err=True)

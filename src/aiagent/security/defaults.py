@@ -1,4 +1,4 @@
-"""`[security]` defaults from config.toml (spec Appendix B) for `aiagent security-audit`.
+"""`[security]` defaults from config.toml (spec Appendix B) for the security audit.
 
 Precedence: command-line flags, then `.security.yaml` `ci.*`, then `[security]` in the
 user or project config.toml. The built-in defaults layer is ignored on purpose: a plain
