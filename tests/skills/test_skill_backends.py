@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -214,6 +215,59 @@ def test_crashing_process_skill_is_isolated(project: Path) -> None:
             await rt.close()
 
     run(go())
+
+
+def _running_with(token: str) -> list[int]:
+    """Live processes whose command line holds ``token``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if token in (entry / "cmdline").read_bytes().decode(errors="replace") and _alive(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("sandbox", ["off", "auto"])
+def test_process_skill_tree_ends_with_the_skill(tmp_path: Path, project: Path, sandbox: str) -> None:
+    """A process skill's child that escapes into its own session dies when the skill closes:
+    the process runner ends the skill's whole tree (with or without bubblewrap around it)."""
+    folder = tmp_path / "skills" / "daemon"
+    folder.mkdir(parents=True)
+    token = f"daemon-{uuid.uuid4().hex}"
+    (folder / "SKILL.yaml").write_text(
+        "name: daemon\nversion: 1.0.0\ndescription: d\ntypes: [tool]\n"
+        "implementation: {backend: process, command: [python3, s.py]}\n")
+    (folder / "s.py").write_text(
+        "import json, subprocess, sys\n"
+        f"cmd = [sys.executable, '-c', 'import time; time.sleep(300)', {token!r}]\n"
+        "child = subprocess.Popen(cmd, start_new_session=True)\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m.get('method') == 'initialize':\n"
+        "        r = {'tools': [{'name': 'hi', 'description': 'd', 'input_schema': {'type': 'object'}}]}\n"
+        "    else:\n"
+        "        r = {'content': 'hello'}\n"
+        "    if 'id' in m:\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n")
+
+    async def go() -> None:
+        rt = make_runtime([tmp_path / "skills"], project, process_sandbox=sandbox)
+        try:
+            await rt.activate("daemon")
+            out, err = await tool(rt, "daemon", "hi", {})
+            assert not err and "hello" in out, out  # the legitimate use works
+            assert _running_with(token), "the skill's child did not start"
+        finally:
+            await rt.close()
+
+    run(go())
+    deadline = time.monotonic() + 3
+    while _running_with(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running_with(token), "the skill's setsid child outlived the skill"
 
 
 def test_process_env_is_limited(tmp_path: Path, project: Path) -> None:
