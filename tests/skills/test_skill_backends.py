@@ -397,9 +397,9 @@ def test_starlark_worker_is_started_in_the_background_at_session_start(project: 
         rt = make_runtime([EXAMPLES], project)
         try:
             await rt.start(None)
-            assert rt._warming is not None
-            await asyncio.wait_for(rt._warming, 10)
-            assert rt._starlark.peer is not None and not rt._starlark.peer.closed
+            assert rt.dispatch.warming is not None
+            await asyncio.wait_for(rt.dispatch.warming, 10)
+            assert rt.starlark_worker().peer is not None and not rt.starlark_worker().peer.closed
             started = time.perf_counter()
             await rt.activate("word-tools")
             return time.perf_counter() - started
