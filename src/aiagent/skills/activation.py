@@ -105,3 +105,21 @@ class Activation:
     async def close(self) -> None:
         for name in list(self.active):
             await self.contributions.unregister(self.active.pop(name))
+
+
+async def activate_workflow(rt: SkillRuntime, name: str, report: Callable[[str], None]) -> None:
+    """Activate the skill that provides workflow ``name``: the one whose manifest declares
+    it (its failure is raised), else each workflow skill in turn until one registers it
+    (their failures are reported)."""
+    usable = rt.available_names()
+    owners = [n for n in usable if any(w.name == name for w in rt.entries[n].manifest.workflows)]
+    candidates = owners or [n for n in usable if "workflow" in rt.entries[n].manifest.types]
+    for skill_name in candidates:
+        if name in rt.workflows():
+            return
+        try:
+            await rt.activate(skill_name, "workflow")
+        except Exception as exc:  # noqa: BLE001 - try the others, report this one
+            if owners:
+                raise
+            report(str(exc))
