@@ -9,8 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from aiagent.cli.security_audit import security_audit
-from aiagent.cli.security_audit_defaults import parse_defaults
-from aiagent.security.errors import SecurityConfigError
+from aiagent.security.defaults import parse_defaults
 from aiagent.security.finding import Severity
 
 MEDIUM_ONLY = "import hashlib\n\ndef etag(body):\n    return hashlib.md5(body).hexdigest()\n"
@@ -74,7 +73,7 @@ def test_bad_value_is_a_one_line_error(project: Path) -> None:
 
 
 def test_parse_defaults() -> None:
-    d = parse_defaults({"fail_on": "HIGH", "max_llm_calls": 5, "enable_llm_analysis": False}, "x")
-    assert (d.fail_on, d.max_llm_calls, d.enable_llm_analysis) == (Severity.HIGH, 5, False)
-    with pytest.raises(SecurityConfigError, match="security.max_llm_calls"):
-        parse_defaults({"max_llm_calls": -1}, "x")
+    d = parse_defaults({"fail_on": "HIGH"}, "x")
+    assert d.fail_on == Severity.HIGH
+    # the old LLM-phase keys are accepted and ignored (there is no LLM phase)
+    assert parse_defaults({"max_llm_calls": -1, "enable_llm_analysis": "x"}, "x") == parse_defaults({}, "x")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sec_helpers import FIXTURES
 
-from aiagent.cli.security_audit_defaults import parse_defaults
+from aiagent.security.defaults import parse_defaults
 from aiagent.security.deps.osv_settings import DEFAULT_OSV_URL, osv_cache_dir, resolve_online
 from aiagent.security.errors import SecurityConfigError
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import shutil
 import time
+import uuid
 from pathlib import Path
 
 import pytest
-from skill_helpers import EXAMPLES, FIXTURES, make_runtime
+from skill_helpers import EXAMPLES, FAST, FIXTURES, make_runtime
 
 from aiagent.skills.backends.base import BackendError
 from aiagent.skills.permissions import PermissionDenied
@@ -90,16 +91,46 @@ def test_file_access_limited_to_declared_paths(project: Path, tmp_path: Path) ->
     run(go())
 
 
+def _worker_pid(rt) -> int:  # noqa: ANN001
+    peer = rt.starlark_worker().peer
+    assert peer is not None, "the Starlark worker is not running"
+    return int(peer.pid)
+
+
+def _address_space_cap(pid: int) -> int:
+    """The worker's RLIMIT_AS in bytes, as the kernel reports it."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max address space"):
+            return int(line.split()[3])
+    raise AssertionError(f"no address-space line in /proc/{pid}/limits")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_runaway_starlark_is_stopped_and_the_agent_goes_on(project: Path) -> None:
+    budget = FAST.starlark_budget
+
     async def go() -> None:
         rt = make_runtime([FIXTURES], project)
         try:
             await rt.activate("runaway")
+            worker = _worker_pid(rt)
             start = time.monotonic()
             out, err = await tool(rt, "runaway", "spin", {})
-            assert err and "time" in out and time.monotonic() - start < 8
+            took = time.monotonic() - start
+            # the evaluator's budget stopped it: not before the budget, well before the kill
+            assert err and "ran past its time budget" in out, out
+            assert budget * 0.9 <= took < budget + 2.0, took
+            assert _worker_pid(rt) == worker, "the budget, not a kill of the worker, stopped it"
+            start = time.monotonic()
             out, err = await tool(rt, "runaway", "deep", {})
-            assert err and "runaway" in out
+            assert err and "call stack overflow" in out and "skill.star:9" in out, out
+            assert time.monotonic() - start < 2.0
             assert await tool(rt, "runaway", "ok", {}) == ("still alive", False)
         finally:
             await rt.close()
@@ -108,16 +139,26 @@ def test_runaway_starlark_is_stopped_and_the_agent_goes_on(project: Path) -> Non
 
 
 def test_unbounded_allocation_is_stopped(project: Path) -> None:
+    cap_mb = FAST.starlark_memory_mb
+
     async def go() -> None:
         rt = make_runtime([FIXTURES, EXAMPLES], project)
         try:
             await rt.activate("hog")
             await rt.activate("word-tools")
+            worker = _worker_pid(rt)
+            assert _address_space_cap(worker) == cap_mb * 1024 * 1024
+            start = time.monotonic()
             out, err = await tool(rt, "hog", "grow", {})
-            assert err and "hog" in out, out
+            took = time.monotonic() - start
+            # the memory cap stopped it (the worker ran out of memory), fast, not the time budget
+            assert err and "out of memory" in out and f"{cap_mb} MB limit" in out, out
+            assert took < FAST.starlark_budget, took
+            assert not _alive(worker), "the worker that ran out of memory is gone"
             # the worker was replaced; other skills were loaded again
             out, err = await tool(rt, "word-tools", "count_words", {"path": "secret.txt"})
             assert not err and '"words": 2' in out
+            assert _worker_pid(rt) != worker
         finally:
             await rt.close()
 
@@ -174,6 +215,59 @@ def test_crashing_process_skill_is_isolated(project: Path) -> None:
             await rt.close()
 
     run(go())
+
+
+def _running_with(token: str) -> list[int]:
+    """Live processes whose command line holds ``token``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if token in (entry / "cmdline").read_bytes().decode(errors="replace") and _alive(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("sandbox", ["off", "auto"])
+def test_process_skill_tree_ends_with_the_skill(tmp_path: Path, project: Path, sandbox: str) -> None:
+    """A process skill's child that escapes into its own session dies when the skill closes:
+    the process runner ends the skill's whole tree (with or without bubblewrap around it)."""
+    folder = tmp_path / "skills" / "daemon"
+    folder.mkdir(parents=True)
+    token = f"daemon-{uuid.uuid4().hex}"
+    (folder / "SKILL.yaml").write_text(
+        "name: daemon\nversion: 1.0.0\ndescription: d\ntypes: [tool]\n"
+        "implementation: {backend: process, command: [python3, s.py]}\n")
+    (folder / "s.py").write_text(
+        "import json, subprocess, sys\n"
+        f"cmd = [sys.executable, '-c', 'import time; time.sleep(300)', {token!r}]\n"
+        "child = subprocess.Popen(cmd, start_new_session=True)\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m.get('method') == 'initialize':\n"
+        "        r = {'tools': [{'name': 'hi', 'description': 'd', 'input_schema': {'type': 'object'}}]}\n"
+        "    else:\n"
+        "        r = {'content': 'hello'}\n"
+        "    if 'id' in m:\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n")
+
+    async def go() -> None:
+        rt = make_runtime([tmp_path / "skills"], project, process_sandbox=sandbox)
+        try:
+            await rt.activate("daemon")
+            out, err = await tool(rt, "daemon", "hi", {})
+            assert not err and "hello" in out, out  # the legitimate use works
+            assert _running_with(token), "the skill's child did not start"
+        finally:
+            await rt.close()
+
+    run(go())
+    deadline = time.monotonic() + 3
+    while _running_with(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running_with(token), "the skill's setsid child outlived the skill"
 
 
 def test_process_env_is_limited(tmp_path: Path, project: Path) -> None:
@@ -303,9 +397,9 @@ def test_starlark_worker_is_started_in_the_background_at_session_start(project: 
         rt = make_runtime([EXAMPLES], project)
         try:
             await rt.start(None)
-            assert rt._warming is not None
-            await asyncio.wait_for(rt._warming, 10)
-            assert rt._starlark.peer is not None and not rt._starlark.peer.closed
+            assert rt.dispatch.warming is not None
+            await asyncio.wait_for(rt.dispatch.warming, 10)
+            assert rt.starlark_worker().peer is not None and not rt.starlark_worker().peer.closed
             started = time.perf_counter()
             await rt.activate("word-tools")
             return time.perf_counter() - started

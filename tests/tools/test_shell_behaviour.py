@@ -48,6 +48,14 @@ def test_live_output_arrives_before_the_end(tmp_path: Path) -> None:
     assert stamps and stamps[0] - start < 0.6
 
 
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie waiting to be reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_job_output_returns_only_new_output(tmp_path: Path) -> None:
     async def body(s: Shell):
         started = await s.call("shell", {"command": ["bash", "-c", "echo one; sleep 0.6; echo two; sleep 30"],
@@ -58,14 +66,16 @@ def test_job_output_returns_only_new_output(tmp_path: Path) -> None:
         missing = await s.call("job_output", {"job_id": 9})
         killed = await s.call("job_kill", {"job_id": 1})
         listing = await s.call("job_list", {})
-        return started.content, first.content, again.content, missing, killed.content, listing.content
+        pid = int(started.content.split("(pid ", 1)[1].split(")", 1)[0])
+        return started.content, first.content, again.content, missing, killed.content, listing.content, pid
 
-    started, first, again, missing, killed, listing = drive(Shell(tmp_path, job_start_wait=0.3), body)
+    started, first, again, missing, killed, listing, pid = drive(Shell(tmp_path, job_start_wait=0.3), body)
     assert started.startswith("Started background job 1 (pid ") and "one" in started
     assert first.endswith("Output:\ntwo\n") and "running" in first
     assert again.endswith("(no new output)")
     assert missing.is_error and "unknown job id 9" in missing.content
-    assert killed == killed.replace("stopped", "stopped")
+    assert killed == f"Job 1 (pid {pid}) stopped."
+    assert not _alive(pid), f"job 1 (pid {pid}) still runs after job_kill"
     assert "killed" in listing
 
 

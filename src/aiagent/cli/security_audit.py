@@ -25,7 +25,7 @@ SEVERITIES = ["critical", "high", "medium", "low", "info"]
               help="Project policy file (default: PATH/.security.yaml).")
 @click.option("--scanners", help="Comma-separated scanners to run (default: all).")
 @click.option("--history", is_flag=True, help="Also scan git history for secrets.")
-@click.option("--no-llm", is_flag=True, help="Static analysis only (the LLM phase is not built yet).")
+@click.option("--no-llm", is_flag=True, hidden=True, help="Accepted for old scripts; does nothing.")
 @click.option("--skills", help="Security Rule Skills to use (comma-separated names or skill folders).")
 @click.option("--approve-skills", default="", help="Comma-separated skills whose permissions are granted.")
 @click.option("--osv-db", type=click.Path(dir_okay=False, path_type=Path),
@@ -40,6 +40,7 @@ def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
                    skills: str | None, approve_skills: str, osv_db: Path | None, jobs: int, no_cache: bool,
                    online: bool | None) -> None:
     """Audit PATH for secrets, vulnerable code, risky config and vulnerable dependencies."""
+    del no_llm  # the audit is static only; the flag is kept so old scripts still run
     from aiagent.cli.security_audit_run import AuditRequest, run
 
     request = AuditRequest(
@@ -47,7 +48,7 @@ def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
         fail_on=fail_on, max_findings=max_findings, config_path=config_path,
         scanners=tuple(s.strip() for s in (scanners or "").split(",") if s.strip()),
         history=history, skills=_names(skills), approve_skills=_names(approve_skills),
-        osv_db=osv_db, jobs=jobs, no_cache=no_cache, no_llm=no_llm, online=online,
+        osv_db=osv_db, jobs=jobs, no_cache=no_cache, online=online,
         interactive=sys.stderr.isatty(),
     )
     sys.exit(run(request))

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aiagent.cli.security_audit_defaults import SecurityDefaults
-    from aiagent.cli.security_audit_skills import SkillSession
+    from aiagent.security.defaults import SecurityDefaults
     from aiagent.security.engine import AuditOptions
+    from aiagent.skills.security_audit import SkillSession
 
 import click
 
@@ -35,17 +35,16 @@ class AuditRequest:
     osv_db: Path | None = None
     jobs: int = 0
     no_cache: bool = False
-    no_llm: bool = False
     interactive: bool = False
     online: bool | None = None  # --online / --offline; None: [security] osv_online
 
 
 def run(req: AuditRequest) -> int:
-    from aiagent.cli.security_audit_skills import SkillSession
     from aiagent.security.errors import SecurityConfigError
+    from aiagent.skills.security_audit import SkillSession
 
     try:
-        with SkillSession(req.skills, req.approve_skills) as skills:
+        with SkillSession(req.skills, req.approve_skills, _warn) as skills:
             return _run(req, skills)
     except SecurityConfigError as exc:
         click.echo(f"aiagent: error: {exc}", err=True)
@@ -53,8 +52,8 @@ def run(req: AuditRequest) -> int:
 
 
 def _run(req: AuditRequest, skills: SkillSession) -> int:
-    from aiagent.cli.security_audit_defaults import load_defaults, policy_path
     from aiagent.security.config import load_config
+    from aiagent.security.defaults import load_defaults, policy_path
     from aiagent.security.deps.osv_online import online_warnings
     from aiagent.security.engine import run_audit
     from aiagent.security.errors import SecurityConfigError
@@ -100,8 +99,6 @@ def _options(req: AuditRequest, root: Path, defaults: SecurityDefaults) -> Audit
         cache_path=None if req.no_cache else cache_dir() / "scan-cache.sqlite",
         osv_db=req.osv_db or default_osv_db(),
         changed_files=_changed(req, root), progress=_progress() if req.interactive else None,
-        llm=defaults.enable_llm_analysis and not req.no_llm,
-        max_llm_calls=defaults.max_llm_calls,
         osv_online=resolve_online(req.online, defaults.osv_online, defaults.osv_url,
                                   defaults.osv_cache_hours),
     )
@@ -123,3 +120,7 @@ def _progress() -> Callable[[int, int], None]:
         click.echo(f"\rscanning {done}/{total} files", nl=False, err=True)
 
     return report
+
+
+def _warn(message: str) -> None:
+    click.echo(f"warning: {message}", err=True)

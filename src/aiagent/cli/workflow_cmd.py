@@ -40,24 +40,14 @@ def _llm(settings: Settings) -> Any:
 
 
 async def _run(settings: Settings, name: str, data: dict[str, Any], approve: tuple[str, ...]) -> Any:
+    from aiagent.skills.activation import activate_workflow
     from aiagent.skills.approvals import terminal_approver
     from aiagent.skills.factory import create_runtime
 
     rt = create_runtime(settings, mode="headless", approve=approve, approver=terminal_approver(),
                         llm=_llm(settings), report=lambda m: click.echo(f"aiagent: skills: {m}", err=True))
     try:
-        owners = [n for n in rt.available_names()
-                  if any(w.name == name for w in rt.entries[n].manifest.workflows)]
-        candidates = owners or [n for n in rt.available_names() if "workflow" in rt.entries[n].manifest.types]
-        for skill_name in candidates:
-            if name in rt.workflows():
-                break
-            try:
-                await rt.activate(skill_name, "workflow")
-            except Exception as exc:  # noqa: BLE001 - try the others, report this one
-                if owners:
-                    raise
-                click.echo(f"aiagent: skills: {exc}", err=True)
+        await activate_workflow(rt, name, lambda m: click.echo(f"aiagent: skills: {m}", err=True))
         return await rt.run_workflow(name, data)
     finally:
         await rt.close()

@@ -43,6 +43,7 @@ from aiagent.process.supervised import (
 from aiagent.process.tree import TAG_VARIABLE, find_tagged, kill_tree
 
 OutputSink = Callable[[str, str], None]  # (stream name, text)
+DataSink = Callable[[str, bytes], None]  # (stream name, raw bytes)
 READ_SIZE = 65536
 
 
@@ -103,6 +104,8 @@ class Running:
     exit_code: int | None = None
     self_logging: bool = False  # the child writes its log file itself
     kept: bool = False  # left running on purpose: cancelling the watcher must not kill it
+    on_data: DataSink | None = None  # raw bytes per stream (protocols, exact output)
+    stdin: asyncio.StreamWriter | None = None  # with ``stdin_pipe``: the child's stdin
 
     @property
     def pid(self) -> int:
@@ -129,6 +132,8 @@ class Running:
     def _got(self, name: str, data: bytes, decoder: codecs.IncrementalDecoder) -> None:
         self.last_activity = time.monotonic()
         self.capture.add(data)
+        if self.on_data is not None:
+            self.on_data(name, data)
         sink = self.on_output
         if sink is not None:
             text = decoder.decode(data)
@@ -257,6 +262,9 @@ class Running:
         return leftovers
 
     def _close_pty(self) -> None:
+        if self.stdin is not None:
+            self.stdin.close()
+            self.stdin = None
         if self.pty_fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self.pty_fd)
@@ -302,23 +310,53 @@ async def spawn(
     tty: bool = False,
     merge_stderr: bool = False,
     grace: float = 1.0,
+    on_data: DataSink | None = None,
+    stdin_pipe: bool = False,
 ) -> Running:
     """Start ``argv`` in a new session; ``env`` must carry the tag variable.
 
     ``grace`` is the supervisor's time between SIGTERM and SIGKILL when it ends the tree;
-    ``merge_stderr`` sends stderr into the stdout pipe (as a terminal would show them)."""
-    if available():
-        with contextlib.suppress(ReaperUnavailable):
-            return _spawn_supervised(argv, cwd, env, capture, on_output, tty, merge_stderr, grace)
-    return _spawn_direct(argv, cwd, env, capture, on_output, tty, merge_stderr)
+    ``merge_stderr`` sends stderr into the stdout pipe (as a terminal would show them);
+    ``on_data`` gets the raw bytes of each stream; ``stdin_pipe`` opens the child's stdin
+    as a pipe, written through :attr:`Running.stdin` (else it reads ``/dev/null``)."""
+    stdin_r, stdin_w = os.pipe() if stdin_pipe and not tty else (None, None)
+    try:
+        running = None
+        if available():
+            with contextlib.suppress(ReaperUnavailable):
+                running = _spawn_supervised(argv, cwd, env, capture, on_output, tty, merge_stderr,
+                                            grace, stdin_r)
+        if running is None:
+            running = _spawn_direct(argv, cwd, env, capture, on_output, tty, merge_stderr, stdin_r)
+    except BaseException:
+        if stdin_w is not None:
+            os.close(stdin_w)
+        raise
+    finally:
+        if stdin_r is not None:
+            os.close(stdin_r)
+    running.on_data = on_data
+    if stdin_w is not None:
+        running.stdin = await _writer(stdin_w)
+    return running
 
 
-def _child_stdio(tty: bool, merge_stderr: bool) -> tuple[tuple[int, int, int], list[int]]:
-    """The child's (stdin, stdout, stderr) and our reading ends (PTY master, or pipes)."""
+async def _writer(fd: int) -> asyncio.StreamWriter:
+    """An asyncio writer (with ``drain``) over our end of the child's stdin pipe."""
+    loop = asyncio.get_running_loop()
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(fd, "wb", buffering=0))
+    return asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _child_stdio(tty: bool, merge_stderr: bool,
+                 stdin: int | None = None) -> tuple[tuple[int, int, int], list[int]]:
+    """The child's (stdin, stdout, stderr) and our reading ends (PTY master, or pipes);
+    ``stdin`` is a descriptor to give the child (a copy is made), else ``/dev/null``."""
     if tty:
         master, slave = os.openpty()
         return (slave, slave, slave), [master]
-    null = os.open(os.devnull, os.O_RDONLY)
+    null = os.dup(stdin) if stdin is not None else os.open(os.devnull, os.O_RDONLY)
     out_r, out_w = os.pipe()
     if merge_stderr:
         return (null, out_w, out_w), [out_r]
@@ -329,8 +367,9 @@ def _child_stdio(tty: bool, merge_stderr: bool) -> tuple[tuple[int, int, int], l
 def _spawn_supervised(
     argv: list[str], cwd: Path, env: dict[str, str], capture: Capture,
     on_output: OutputSink | None, tty: bool, merge_stderr: bool, grace: float,
+    stdin: int | None = None,
 ) -> Running:
-    child, ours = _child_stdio(tty, merge_stderr)
+    child, ours = _child_stdio(tty, merge_stderr, stdin)
     try:
         proc = spawn_supervised(argv, cwd=cwd, env=env, stdio=child, tty=tty, grace=grace)
     except BaseException:
@@ -387,9 +426,9 @@ def spawn_detached(
 
 def _spawn_direct(
     argv: list[str], cwd: Path, env: dict[str, str], capture: Capture,
-    on_output: OutputSink | None, tty: bool, merge_stderr: bool,
+    on_output: OutputSink | None, tty: bool, merge_stderr: bool, stdin: int | None = None,
 ) -> Running:
-    child, ours = _child_stdio(tty, merge_stderr)
+    child, ours = _child_stdio(tty, merge_stderr, stdin)
 
     def make_controlling_tty() -> None:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)

@@ -47,8 +47,6 @@ class AuditOptions:
     history: bool = False
     changed_files: frozenset[str] | None = None
     progress: Progress | None = None
-    llm: bool = False  # run the phase-2 analyzers (none are registered yet)
-    max_llm_calls: int = 20  # their call budget (config.toml [security] max_llm_calls)
     osv_online: OsvOnlineSettings | None = None  # also ask the OSV API (--online), cached
 
 

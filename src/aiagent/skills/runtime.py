@@ -1,49 +1,40 @@
-"""The skill runtime: discovery results, activation (dependencies first, permissions
-approved), the tools, prompt fragments, hooks, workflows and security contributions of
-the active skills (spec §4.4, "Skill Runtime Interface")."""
+"""The skill runtime (spec §4.4, "Skill Runtime Interface"): one object front-ends hold,
+assembled from collaborators that each keep one responsibility —
+
+* discovery: :class:`~aiagent.skills.catalog.SkillCatalog` (which skills exist and can be used),
+* activation: :class:`~aiagent.skills.activation.Activation` (dependencies, then permissions
+  through the :class:`~aiagent.skills.permissions.PermissionGate`, then the code loaded),
+* contributions: :class:`~aiagent.skills.contributions.Contributions` (tools, hooks,
+  workflows, scanners the active skills registered),
+* execution: :class:`~aiagent.skills.dispatch.Dispatch` (backends and calls into them).
+
+This class adds the triggers (what to activate at start and per user turn), the prompt
+fragments and the security seam on top.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from aiagent import __version__
 from aiagent.skills import prompting
-from aiagent.skills.backends.base import Backend, BackendError, Registered
-from aiagent.skills.deps import resolve
+from aiagent.skills.activation import Activation
+from aiagent.skills.backends.base import BackendError
+from aiagent.skills.catalog import PLATFORM, RuleFile, SkillCatalog
+from aiagent.skills.contributions import ActiveSkill, Contributions, WorkflowInfo
+from aiagent.skills.dispatch import Dispatch
 from aiagent.skills.hooks import HookBus
-from aiagent.skills.host import HostServices, SkillHost
-from aiagent.skills.loader import BrokenSkill, Discovery, SkillEntry
+from aiagent.skills.host import HostServices
+from aiagent.skills.loader import Discovery
 from aiagent.skills.manifest import Manifest
-from aiagent.skills.permissions import Approver, PermissionDenied, PermissionGate
+from aiagent.skills.permissions import Approver, PermissionGate
 from aiagent.skills.triggers import ProjectFacts, TriggerContext, why_active
-from aiagent.skills.versions import VersionError, satisfies
+
+__all__ = ["PLATFORM", "ActiveSkill", "RuleFile", "SkillRuntime", "SkillScanner", "WorkflowInfo"]
 
 log = logging.getLogger("aiagent.skills")
-PLATFORM = {"linux": "linux", "darwin": "darwin", "win32": "windows"}.get(sys.platform, sys.platform)
-
-
-@dataclass(slots=True)
-class WorkflowInfo:
-    skill: str
-    name: str
-    description: str = ""
-    input_schema: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RuleFile:
-    """A rule pack a security-rule skill contributes (for the security engine)."""
-
-    skill: str
-    kind: str  # sast | overrides
-    path: Path
 
 
 @dataclass(slots=True)
@@ -57,18 +48,6 @@ class SkillScanner:
 
     async def run(self, input: Mapping[str, Any]) -> Any:
         return await self.runtime.call(self.skill, "scanner", self.name, dict(input))
-
-
-@dataclass(slots=True)
-class ActiveSkill:
-    manifest: Manifest
-    reason: str
-    host: SkillHost
-    backend: Backend | None = None
-    tools: list[str] = field(default_factory=list)
-    workflows: list[str] = field(default_factory=list)
-    scanners: dict[str, str] = field(default_factory=dict)
-    in_prompt: bool = True  # its instructions go in the system prompt
 
 
 class SkillRuntime:
@@ -85,49 +64,39 @@ class SkillRuntime:
         process_sandbox: str = "auto",
         report: Callable[[str], None] | None = None,
     ) -> None:
-        self.entries: dict[str, SkillEntry] = discovery.skills
-        self.broken: list[BrokenSkill] = discovery.broken
-        self.held: dict[str, SkillEntry] = discovery.held  # skills of an untrusted folder
+        self.catalog = SkillCatalog(discovery, disabled)
+        self.entries, self.broken, self.held = self.catalog.entries, self.catalog.broken, self.catalog.held
+        self.disabled = self.catalog.disabled
         self.services = services
         self.services.invoke = self.invoke
         self.services.log = self._skill_log
         self.gate = gate
-        self.disabled = set(disabled)
         self.mode = mode
         self.explicit = tuple(dict.fromkeys(explicit))
         self.index_budget = index_budget
-        self.process_sandbox = process_sandbox
         self.report = report or (lambda message: log.warning("%s", message))
-        self.bus = HookBus(report=self._report)
-        self.active: dict[str, ActiveSkill] = {}
-        self.errors: dict[str, str] = {}
+        self.bus = HookBus(report=lambda message: self.report(message))
+        self.contributions = Contributions(self.bus, lambda message: self.report(message))
+        self.tool_objects = self.contributions.tool_objects
+        self.dispatch = Dispatch(services, {}, self._manifest_or_none, process_sandbox)
+        self.activation = Activation(self, self.catalog, gate, self.dispatch, self.contributions)
+        self.dispatch.active = self.active = self.activation.active
+        self.errors = self.activation.errors
         self.facts: ProjectFacts | None = None
-        self.tool_objects: dict[str, Any] = {}
         self.on_tools_changed: Callable[[list[str], list[str]], None] = lambda added, removed: None
         self.on_prompt_changed: Callable[[], None] = lambda: None
-        self._started = False
-        self._starlark: Any = None
-        self._warming: asyncio.Task[None] | None = None
-        self._workflow_info: dict[str, WorkflowInfo] = {}
+        self._started = False  # start() ran (the front-end's wiring asks)
         for w in discovery.warnings:
             log.info("%s", w)
 
     # ---- queries -------------------------------------------------------------------
 
     def manifest(self, name: str) -> Manifest:
-        entry = self.entries.get(name)
-        if entry is None:
-            broken = next((b for b in self.broken if b.name == name), None)
-            if broken is not None:
-                raise LookupError(f"skill {name} cannot load: {broken.error}")
-            if name in self.held:
-                raise LookupError(self._held_message(name))
-            raise LookupError(f"no skill named {name!r} (known: {', '.join(sorted(self.entries)) or 'none'})")
-        return entry.manifest
+        return self.catalog.manifest(name)
 
-    def _held_message(self, name: str) -> str:
-        return (f"skill {name} came with this folder, which is not trusted "
-                "(trust it with `aiagent trust` or --trust)")
+    def _manifest_or_none(self, name: str) -> Manifest | None:
+        entry = self.entries.get(name)
+        return entry.manifest if entry is not None else None
 
     def state(self, name: str) -> str:
         if name in self.disabled:
@@ -140,175 +109,45 @@ class SkillRuntime:
 
     def usable(self, m: Manifest) -> str | None:
         """Why ``m`` cannot be used here (disabled, wrong platform or agent), or None."""
-        if m.name in self.disabled:
-            return f"skill {m.name} is disabled (see [skills] disabled, or `aiagent skill enable {m.name}`)"
-        if m.platforms and PLATFORM not in m.platforms:
-            return f"skill {m.name} supports {', '.join(m.platforms)}, not {PLATFORM}"
-        try:
-            if m.agent_version and not satisfies(__version__, m.agent_version):
-                return f"skill {m.name} needs aiagent {m.agent_version} (this is {__version__})"
-        except VersionError:
-            return None
-        return None
+        return self.catalog.usable(m)
 
     def available_names(self) -> list[str]:
-        return sorted(n for n, e in self.entries.items() if self.usable(e.manifest) is None)
+        return self.catalog.available_names()
 
     def workflows(self) -> dict[str, WorkflowInfo]:
-        found: dict[str, WorkflowInfo] = {}
-        for skill in self.active.values():
-            for name in skill.workflows:
-                found[name] = self._workflow_info.get(name, WorkflowInfo(skill.manifest.name, name))
-        return found
+        return self.contributions.workflows(self.active)
+
+    def config_of(self, m: Manifest) -> dict[str, Any]:
+        return self.dispatch.config_of(m)
+
+    def starlark_worker(self) -> Any:
+        """The shared Starlark worker (created, not started, on first use)."""
+        return self.dispatch.starlark_worker()
 
     # ---- activation ----------------------------------------------------------------
 
     async def activate(self, name: str, reason: str = "requested", approver: Approver | None = None) -> ActiveSkill:
         """Activate ``name`` and, first, what it depends on. Raises with one clear line."""
-        if name in self.active:
-            return self.active[name]
-        manifest = self.manifest(name)
-        problem = self.usable(manifest)
-        if problem:
-            raise ValueError(problem)
-        plan = resolve([name], {n: e.manifest for n, e in self.entries.items() if self.usable(e.manifest) is None})
-        for note in plan.notes:
-            log.info("%s", note)
-        if name in plan.errors:
-            self.errors[name] = f"skill {name}: {plan.errors[name]}"
-            raise ValueError(self.errors[name])
-        for dep in plan.order:
-            if dep not in self.active:
-                await self._activate_one(self.entries[dep].manifest, reason if dep == name else f"needed by {name}", approver)
-        return self.active[name]
-
-    async def _activate_one(self, m: Manifest, reason: str, approver: Approver | None) -> None:
-        try:
-            await self.gate.ensure(m.name, m.permissions, approver)
-        except PermissionDenied as exc:
-            self.errors[m.name] = str(exc)
-            raise
-        skill = ActiveSkill(m, reason, SkillHost(self.services, m))
-        try:
-            if m.implementation is not None:
-                skill.backend = self._backend(skill)
-                self._register(skill, await skill.backend.load())
-        except BackendError as exc:
-            await self._unregister(skill)
-            self.errors[m.name] = str(exc)
-            raise
-        self.errors.pop(m.name, None)
-        self.active[m.name] = skill
-        log.info("skill %s activated (%s)", m.name, reason)
-        await self.bus.fire("on_activate", {"config": self.config_of(m)}, only=m.name)
-
-    def _backend(self, skill: ActiveSkill) -> Backend:
-        m = skill.manifest
-        assert m.implementation is not None
-        backend = m.implementation.backend
-        if backend == "starlark":
-            from aiagent.skills.backends.starlark import StarlarkBackend
-
-            return StarlarkBackend(m, self._starlark_worker())
-        if backend == "process":
-            from aiagent.skills.backends.process import ProcessBackend
-
-            timeout = m.implementation.timeout or self.services.limits.call_timeout
-            return ProcessBackend(skill.host, self.config_of(m), timeout, self.process_sandbox)
-        from aiagent.skills.backends.python import PythonBackend
-
-        return PythonBackend(skill.host, self.config_of(m))
-
-    def _starlark_worker(self) -> Any:
-        if self._starlark is None:
-            from aiagent.skills.backends.starlark import StarlarkWorker
-
-            self._starlark = StarlarkWorker(self.services.limits, self._route)
-        return self._starlark
-
-    def _prewarm_starlark(self) -> None:
-        """Start the shared Starlark worker in the background when some usable skill will
-        need it, so a skill activated later loads in milliseconds."""
-        def uses_starlark(name: str) -> bool:
-            impl = self.entries[name].manifest.implementation
-            return impl is not None and impl.backend == "starlark"
-
-        if self._warming is None and any(uses_starlark(n) for n in self.available_names()):
-            self._warming = asyncio.create_task(self._starlark_worker().warm())
-
-    def _route(self, skill: str) -> SkillHost | None:
-        active = self.active.get(skill.split(":", 1)[0])
-        if active is not None:
-            return active.host
-        pending = self.entries.get(skill)
-        return SkillHost(self.services, pending.manifest) if pending is not None else None
-
-    def config_of(self, m: Manifest) -> dict[str, Any]:
-        return {**m.config, **dict(self.services.skill_config.get(m.name, {}))}
-
-    def _register(self, skill: ActiveSkill, items: list[Registered]) -> None:
-        from aiagent.skills.tools import SkillTool
-
-        m = skill.manifest
-        declared = {t.name: t for t in m.tools}
-        for item in items:
-            if item.kind == "tool":
-                decl = declared.get(item.name)
-                schema = item.opts.get("input_schema") or (decl.input_schema if decl else None)
-                desc = item.opts.get("description") or (decl.description if decl else "") or f"{item.name} (skill {m.name})"
-                approval = bool(item.opts.get("requires_approval")) or bool(decl and decl.requires_approval)
-                if item.name in self.tool_objects and self.tool_objects[item.name].skill != m.name:
-                    self._report(f"skill {m.name}: tool {item.name} is already provided by skill {self.tool_objects[item.name].skill}; skipped")
-                    continue
-                tool = SkillTool(self, m.name, item.name, desc, schema or {"type": "object", "properties": {}}, approval)
-                self.tool_objects[item.name] = tool
-                skill.tools.append(item.name)
-            elif item.kind == "hook":
-                phase = str(item.opts.get("phase") or item.name.split("#", 1)[0])
-                self.bus.add(m.name, phase, self._hook_caller(m.name, item.name), int(item.opts.get("priority", 100)))
-            elif item.kind == "workflow":
-                decl_w = next((w for w in m.workflows if w.name == item.name), None)
-                self._workflow_info[item.name] = WorkflowInfo(
-                    m.name, item.name, item.opts.get("description") or (decl_w.description if decl_w else ""),
-                    item.opts.get("input_schema") or (decl_w.input_schema if decl_w else None))
-                skill.workflows.append(item.name)
-            elif item.kind == "scanner":
-                skill.scanners[item.name] = str(item.opts.get("description", ""))
-        missing = [t for t in declared if t not in skill.tools]
-        if missing:
-            raise BackendError(f"skill {m.name}: tools declared in the manifest but not registered by the code: {', '.join(missing)}")
-
-    def _hook_caller(self, skill: str, key: str) -> Callable[[dict[str, Any]], Any]:
-        async def call(event: dict[str, Any]) -> Any:
-            m = self.entries[skill].manifest
-            return await self.call(skill, "hook", key, {**event, "config": self.config_of(m)})
-
-        return call
-
-    async def _unregister(self, skill: ActiveSkill) -> None:
-        for name in skill.tools:
-            self.tool_objects.pop(name, None)
-        self.bus.remove_skill(skill.manifest.name)
-        if skill.backend is not None:
-            await skill.backend.close()
+        return await self.activation.activate(name, reason, approver)
 
     async def deactivate(self, name: str) -> None:
-        skill = self.active.get(name)
-        if skill is None:
-            return
-        await self.bus.fire("on_deactivate", {"config": self.config_of(skill.manifest)}, only=name)
-        del self.active[name]
-        await self._unregister(skill)
-        self.on_tools_changed([], list(skill.tools))
-        self.on_prompt_changed()
+        skill = await self.activation.deactivate(name)
+        if skill is not None:
+            self.on_tools_changed([], list(skill.tools))
+            self.on_prompt_changed()
+
+    async def _activate_all(self, wanted: list[tuple[str, str]], approver: Approver | None) -> list[str]:
+        done, added = await self.activation.activate_all(wanted, approver, self.report)
+        if added or any(self.active[n].workflows for n in done):  # workflows: run_workflow
+            self.on_tools_changed(added, [])
+        if done:
+            self.on_prompt_changed()
+        return done
 
     # ---- calling into skills -------------------------------------------------------
 
     async def call(self, skill: str, kind: str, name: str, arg: Any) -> Any:
-        active = self.active.get(skill)
-        if active is None or active.backend is None:
-            raise BackendError(f"skill {skill} is not active")
-        return await active.backend.call(kind, name, arg)
+        return await self.dispatch.call(skill, kind, name, arg)
 
     async def invoke(self, caller: str, target: str, function: str, args: Any) -> Any:
         """``invoke_skill`` from ``caller``: a tool, workflow or public function of ``target``."""
@@ -322,16 +161,8 @@ class SkillRuntime:
         return result
 
     async def run_workflow(self, name: str, input: Mapping[str, Any]) -> Any:
-        info = self.workflows().get(name)
-        if info is None:
-            raise BackendError(f"no workflow named {name!r} (active workflows: {', '.join(sorted(self.workflows())) or 'none'})")
-        if info.input_schema:
-            import jsonschema
-
-            problem = next(iter(jsonschema.Draft202012Validator(info.input_schema).iter_errors(dict(input))), None)
-            if problem is not None:
-                raise BackendError(f"workflow {name}: input: {problem.message}")
-        return await self.call(info.skill, "workflow", name, dict(input))
+        known = self.workflows()
+        return await self.dispatch.run_workflow(known.get(name), name, list(known), input)
 
     # ---- triggers ------------------------------------------------------------------
 
@@ -343,12 +174,13 @@ class SkillRuntime:
         languages and mode trigger. Failures are reported, never raised."""
         self._started = True
         self.facts = facts
-        self._prewarm_starlark()
+        if self.catalog.uses_backend("starlark"):
+            self.dispatch.prewarm_starlark()
         if facts is not None:
             self.services.language = facts.primary_language
         for name in self.explicit:
             if name not in self.entries:
-                self._report(self._unknown(name))
+                self.report(self.catalog.missing(name, f"--skills: no skill named {name!r}"))
         ctx = self.trigger_context()
         wanted = [(n, why) for n in self.available_names() if (why := why_active(self.entries[n].manifest, ctx, startup=True))]
         return await self._activate_all(wanted, approver)
@@ -361,32 +193,6 @@ class SkillRuntime:
         wanted = [(n, why) for n in self.available_names()
                   if n not in self.active and (why := why_active(self.entries[n].manifest, ctx, startup=False))]
         return await self._activate_all(wanted, approver)
-
-    async def _activate_all(self, wanted: list[tuple[str, str]], approver: Approver | None) -> list[str]:
-        done: list[str] = []
-        before = set(self.tool_objects)
-        for name, why in wanted:
-            if name in self.active:
-                continue
-            try:
-                await self.activate(name, why, approver)
-                done.append(name)
-            except (BackendError, PermissionDenied, ValueError, LookupError) as exc:
-                self._report(str(exc))
-        added = [n for n in self.tool_objects if n not in before]
-        if added or any(self.active[n].workflows for n in done):  # workflows: run_workflow
-            self.on_tools_changed(added, [])
-        if done:
-            self.on_prompt_changed()
-        return done
-
-    def _unknown(self, name: str) -> str:
-        broken = next((b for b in self.broken if b.name == name), None)
-        if broken is not None:
-            return f"skill {name} cannot load: {broken.error}"
-        if name in self.held:
-            return self._held_message(name)
-        return f"--skills: no skill named {name!r} (known: {', '.join(sorted(self.entries)) or 'none'})"
 
     # ---- prompt --------------------------------------------------------------------
 
@@ -419,17 +225,7 @@ class SkillRuntime:
 
     def security_rules(self) -> list[RuleFile]:
         """Rule packs of every usable security-rule skill (data only: no activation needed)."""
-        found: list[RuleFile] = []
-        for name in self.available_names():
-            m = self.entries[name].manifest
-            rules = m.security_rules
-            if rules is None or "security-rule" not in m.types:
-                continue
-            if rules.sast_rules_file:
-                found.append(RuleFile(name, "sast", m.root / rules.sast_rules_file))
-            if rules.overrides_file:
-                found.append(RuleFile(name, "overrides", m.root / rules.overrides_file))
-        return found
+        return self.catalog.security_rules()
 
     def security_scanners(self) -> list[SkillScanner]:
         """Scanners registered by active skills (activate them first with
@@ -447,9 +243,6 @@ class SkillRuntime:
 
     # ---- reporting and shutdown ----------------------------------------------------
 
-    def _report(self, message: str) -> None:
-        self.report(message)
-
     def _skill_log(self, skill: str, level: str, message: str) -> None:
         if level.lower() in ("warn", "warning", "error"):
             self.report(f"skill {skill}: {message}")
@@ -457,12 +250,6 @@ class SkillRuntime:
             log.info("skill %s: %s", skill, message)
 
     async def close(self) -> None:
-        if self._warming is not None and not self._warming.done():
-            self._warming.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._warming
-        for name in list(self.active):
-            skill = self.active.pop(name)
-            await self._unregister(skill)
-        if self._starlark is not None:
-            await self._starlark.close()
+        await self.dispatch.warming_done()
+        await self.activation.close()
+        await self.dispatch.close()

@@ -1,13 +1,13 @@
 """Git tools over the ``git`` executable: status, diff, log, commit, branch.
 
 Every call is built by :mod:`aiagent.process.git` (no pager, editor, prompt, hook, fsmonitor,
-external diff, textconv or filter the repository could set) and has a timeout; a missing
+external diff, textconv or filter the repository could set) and run by the one process
+runner (:mod:`aiagent.process.collect`) with a timeout; a missing
 ``git`` or a folder outside any repository gives one clear line.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ GIT_TIMEOUT = 60.0
 
 
 async def git(ctx: ToolContext, *args: str, cwd: Path | None = None) -> str:
+    from aiagent.process.collect import run_collected
     from aiagent.process.git import GitError, prepare_async
 
     where = cwd or resolve_path(ctx, ".")
@@ -28,20 +29,13 @@ async def git(ctx: ToolContext, *args: str, cwd: Path | None = None) -> str:
         call = await prepare_async(where, args[0], *args[1:], env=_env(), config=[("color.ui", "never")])
     except GitError as err:
         raise ToolError(str(err)) from None
-    proc = await asyncio.create_subprocess_exec(
-        *call.argv, cwd=call.cwd, env=call.env,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        raise ToolError(f"git {args[0]} timed out after {GIT_TIMEOUT:.0f} seconds") from None
-    if proc.returncode != 0:
-        text = err.decode("utf-8", "replace") + out.decode("utf-8", "replace")
+    done = await run_collected(call.argv, cwd=call.cwd, env=call.env, timeout=GIT_TIMEOUT)
+    if done.timed_out:
+        raise ToolError(f"git {args[0]} timed out after {GIT_TIMEOUT:.0f} seconds")
+    if done.exit_code != 0:
+        text = done.stderr.decode("utf-8", "replace") + done.stdout.decode("utf-8", "replace")
         raise ToolError(_failure(where, args[0], text))
-    return out.decode("utf-8", "replace")
+    return done.stdout.decode("utf-8", "replace")
 
 
 def _env() -> dict[str, str]:

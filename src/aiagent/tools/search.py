@@ -9,7 +9,6 @@ files skipped) when ``rg`` cannot run or ``[tools.search] engine = "python"``.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -52,17 +51,13 @@ def _engine(ctx: ToolContext) -> str | None:
 
 
 async def run_rg(rg: str, args: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
-    proc = await asyncio.create_subprocess_exec(
-        rg, *args, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), RG_TIMEOUT)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        raise ToolError("rg timed out after 30 seconds") from None
-    return proc.returncode or 0, out, err
+    """Run ripgrep through the one process runner (its own tree, killed on the time limit)."""
+    from aiagent.process.collect import run_collected
+
+    done = await run_collected([rg, *args], cwd=cwd, timeout=RG_TIMEOUT)
+    if done.timed_out:
+        raise ToolError(f"rg timed out after {RG_TIMEOUT:.0f} seconds")
+    return done.exit_code or 0, done.stdout, done.stderr
 
 
 def compile_pattern(pattern: str, ignore_case: bool = False, fixed: bool = False) -> re.Pattern[str]:

@@ -24,7 +24,6 @@ from aiagent.skills.backends.rpc import (
     PeerTimeout,
     RpcError,
     RpcPeer,
-    kill_group,
     spawn_peer,
 )
 from aiagent.skills.host import HostError, SkillHost, limited_env
@@ -168,8 +167,7 @@ class ProcessBackend:
     async def _kill(self) -> None:
         peer, self.peer = self.peer, None
         if peer is not None:
-            kill_group(peer.proc)
-            await peer.close(grace=0.5)
+            await peer.kill()
 
     async def close(self) -> None:
         peer, self.peer = self.peer, None

@@ -4,6 +4,10 @@ The parent sends requests (``initialize``, ``tool/call``…); the child may send
 (``host/read_file``…) which :class:`RpcPeer` answers with ``handler`` while the parent's own
 request is pending. Time a request spends waiting for the host is not counted against its
 timeout. When the child dies, every pending request fails with :class:`PeerDied`.
+
+The child is started by the one process runner (:mod:`aiagent.process.runner`): its own
+process tree, which :meth:`RpcPeer.close` and :meth:`RpcPeer.kill` end with everything the
+child started.
 """
 
 from __future__ import annotations
@@ -14,7 +18,12 @@ import itertools
 import json
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
+
+from aiagent.process.capture import Capture
+from aiagent.process.runner import Limits, Running, new_tag, spawn
+from aiagent.process.tree import TAG_VARIABLE
 
 MAX_LINE = 16 * 1024 * 1024
 STDERR_KEEP = 4000
@@ -38,27 +47,57 @@ class PeerTimeout(Exception):
     """A request took longer than its limit."""
 
 
+class _Inbox:
+    """The child's output as it arrives: stdout cut into lines, the tail of stderr."""
+
+    def __init__(self) -> None:
+        self.lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.partial = bytearray()
+        self.stderr_tail = ""
+
+    def feed(self, stream: str, data: bytes) -> None:
+        if stream == "stderr":
+            self.stderr_tail = (self.stderr_tail + data.decode("utf-8", "replace"))[-STDERR_KEEP:]
+            return
+        self.partial += data
+        while (end := self.partial.find(b"\n")) >= 0:
+            self.lines.put_nowait(bytes(self.partial[: end + 1]))
+            del self.partial[: end + 1]
+        if len(self.partial) > MAX_LINE:  # an over-long line: the peer is broken
+            self.partial.clear()
+            self.lines.put_nowait(None)
+
+
 class RpcPeer:
-    def __init__(self, proc: asyncio.subprocess.Process, handler: Handler) -> None:
-        self.proc = proc
+    def __init__(self, running: Running, inbox: _Inbox, handler: Handler) -> None:
+        self.running = running
+        self.inbox = inbox
         self.handler = handler
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._host_busy = 0
         self._host_time = 0.0
-        self.stderr_tail = ""
         self.closed = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._reader = asyncio.ensure_future(self._read_loop())
-        self._err_reader = asyncio.ensure_future(self._read_stderr())
+        self._eof = asyncio.ensure_future(self._watch_stdout())
+
+    @property
+    def pid(self) -> int:
+        return self.running.pid
+
+    @property
+    def stderr_tail(self) -> str:
+        return self.inbox.stderr_tail
 
     # ---- sending -------------------------------------------------------------------
 
     def _send(self, message: dict[str, Any]) -> None:
-        if self.closed or self.proc.stdin is None:
+        stdin = self.running.stdin
+        if self.closed or stdin is None or stdin.is_closing():
             raise PeerDied("the process has exited")
         data = json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False, default=str)
-        self.proc.stdin.write(data.encode() + b"\n")
+        stdin.write(data.encode() + b"\n")
 
     async def request(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
         """Send a request and wait for its answer; host time does not count to ``timeout``."""
@@ -78,8 +117,8 @@ class RpcPeer:
 
     async def _drain(self) -> None:
         try:
-            if self.proc.stdin is not None:
-                await self.proc.stdin.drain()
+            if self.running.stdin is not None:
+                await self.running.stdin.drain()
         except (ConnectionError, RuntimeError):
             raise PeerDied(self._death_note()) from None
 
@@ -99,36 +138,25 @@ class RpcPeer:
     # ---- receiving -----------------------------------------------------------------
 
     async def _read_loop(self) -> None:
-        assert self.proc.stdout is not None
         try:
-            while True:
-                line = await self.proc.stdout.readline()
-                if not line:
-                    break
+            while (line := await self.inbox.lines.get()) is not None:
                 self._dispatch(line)
-        except (ValueError, asyncio.LimitOverrunError):
-            pass  # an over-long line: treat the peer as broken
         finally:
             self.closed = True
-            await self._err_done()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.proc.wait(), 0.5)
+            await self.running.wait_readers(0.5)  # the rest of stderr, for the death note
+            await self.running.wait_exit(0.5)
             for future in self._pending.values():
                 if not future.done():
                     future.set_exception(PeerDied(self._death_note()))
 
-    async def _err_done(self) -> None:
-        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-            await asyncio.wait_for(asyncio.shield(self._err_reader), 0.5)
-
-    async def _read_stderr(self) -> None:
-        if self.proc.stderr is None:
-            return
-        while chunk := await self.proc.stderr.read(65536):
-            self.stderr_tail = (self.stderr_tail + chunk.decode("utf-8", "replace"))[-STDERR_KEEP:]
+    async def _watch_stdout(self) -> None:
+        """End of the child's stdout (it exited or closed it) ends the conversation."""
+        if self.running.readers:
+            await asyncio.wait(self.running.readers[:1])
+        self.inbox.lines.put_nowait(None)
 
     def _death_note(self) -> str:
-        code = self.proc.returncode
+        code = self.running.proc.returncode
         lines = [ln for ln in self.stderr_tail.strip().splitlines() if ln.strip()]
         last = f": {lines[-1][:300]}" if lines else ""
         status = f"exited with status {code}" if code is not None else "closed its output"
@@ -178,44 +206,30 @@ class RpcPeer:
     # ---- ending --------------------------------------------------------------------
 
     async def close(self, grace: float = 1.0) -> None:
+        """End of input; the child gets ``grace`` seconds to exit, then its tree is killed.
+        Whatever it left running is killed too."""
         self.closed = True
-        proc = self.proc
-        if proc.stdin is not None:
+        running = self.running
+        if running.stdin is not None:
             with contextlib.suppress(Exception):
-                proc.stdin.close()
-        if proc.returncode is None:
-            try:
-                await asyncio.wait_for(proc.wait(), grace)
-            except TimeoutError:
-                kill_group(proc)
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(proc.wait(), grace)
-        for task in (self._reader, self._err_reader, *self._tasks):
+                running.stdin.close()
+        if not await running.wait_exit(grace):
+            await running.kill(grace)
+            await running.wait_exit(grace)
+        with contextlib.suppress(Exception):
+            await running.finish(Limits(kill_grace=grace))
+        for task in (self._reader, self._eof, *self._tasks):
             task.cancel()
 
-
-def kill_group(proc: asyncio.subprocess.Process) -> None:
-    import os
-    import signal
-
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        proc.kill()
+    async def kill(self) -> None:
+        """Stop the child now (a runaway, a timeout): its whole tree, then close."""
+        self.closed = True
+        await self.running.kill(0.5)
+        await self.close(grace=0.5)
 
 
-async def spawn_peer(
-    argv: list[str], *, cwd: str, env: dict[str, str], handler: Handler, preexec: Callable[[], None] | None = None
-) -> RpcPeer:
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-        limit=MAX_LINE,
-        preexec_fn=preexec,
-    )
-    return RpcPeer(proc, handler)
+async def spawn_peer(argv: list[str], *, cwd: str, env: dict[str, str], handler: Handler) -> RpcPeer:
+    inbox = _Inbox()
+    running = await spawn(argv, cwd=Path(cwd), env={**env, TAG_VARIABLE: new_tag()},
+                          capture=Capture(None, 0, 0, 0), stdin_pipe=True, on_data=inbox.feed)
+    return RpcPeer(running, inbox, handler)

@@ -23,7 +23,6 @@ from aiagent.skills.backends.rpc import (
     PeerTimeout,
     RpcError,
     RpcPeer,
-    kill_group,
     spawn_peer,
 )
 from aiagent.skills.host import HostError, SkillHost
@@ -116,8 +115,7 @@ class StarlarkWorker:
     async def restart(self) -> None:
         peer, self.peer = self.peer, None
         if peer is not None:
-            kill_group(peer.proc)
-            await peer.close(grace=0.5)
+            await peer.kill()
 
     async def close(self) -> None:
         peer, self.peer = self.peer, None

@@ -1,4 +1,4 @@
-"""`[security]` defaults from config.toml (spec Appendix B) for `aiagent security-audit`.
+"""`[security]` defaults from config.toml (spec Appendix B) for the security audit.
 
 Precedence: command-line flags, then `.security.yaml` `ci.*`, then `[security]` in the
 user or project config.toml. The built-in defaults layer is ignored on purpose: a plain
@@ -16,15 +16,12 @@ from aiagent.security.errors import SecurityConfigError
 from aiagent.security.finding import Severity
 
 DEFAULT_POLICY_FILE = ".security.yaml"
-DEFAULT_MAX_LLM_CALLS = 20
 
 
 @dataclass(frozen=True, slots=True)
 class SecurityDefaults:
     fail_on: Severity | None = None
     custom_rules: str = ""
-    max_llm_calls: int = DEFAULT_MAX_LLM_CALLS
-    enable_llm_analysis: bool = True
     source: str = "config.toml"
     osv_online: bool = False  # ask the OSV API too (--online / --offline override it)
     osv_url: str = DEFAULT_OSV_URL
@@ -60,13 +57,8 @@ def parse_defaults(data: dict[str, Any], source: str) -> SecurityDefaults:
     rules = data.get("custom_rules", "")
     if not isinstance(rules, str):
         raise SecurityConfigError(source, "security.custom_rules", "must be a path string")
-    calls = data.get("max_llm_calls", DEFAULT_MAX_LLM_CALLS)
-    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 0:
-        raise SecurityConfigError(source, "security.max_llm_calls", "must be a non-negative integer")
-    llm = data.get("enable_llm_analysis", True)
-    if not isinstance(llm, bool):
-        raise SecurityConfigError(source, "security.enable_llm_analysis", "must be true or false")
-    return SecurityDefaults(severity, rules, calls, llm, source, *_osv_online(data, source))
+    # enable_llm_analysis and max_llm_calls are accepted and ignored: there is no LLM phase
+    return SecurityDefaults(severity, rules, source, *_osv_online(data, source))
 
 
 def _osv_online(data: dict[str, Any], source: str) -> tuple[bool, str, float]:

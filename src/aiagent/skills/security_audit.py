@@ -1,4 +1,4 @@
-"""Security Rule Skills in `aiagent security-audit` (spec §4.1, §4.11, Appendix A).
+"""Security Rule Skills in the security audit (spec §4.1, §4.11, Appendix A).
 
 Which skills: those named with ``--skills`` (names or skill folders), plus the project's
 own skills of type ``security-rule`` (``.agent/skills``, ``.claude/skills``,
@@ -9,12 +9,14 @@ After the audit, ``on_security_scan_complete`` hooks get the findings. A skill t
 cannot load is reported and the audit goes on without it.
 
 This module is light: the skill runtime is imported only when skills are in play, so a
-plain audit stays as fast as before.
+plain audit stays as fast as before. Front-ends (``aiagent security-audit``) hand it a
+``report`` for the problems it finds.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,9 +37,7 @@ PROJECT_SKILL_DIRS = (".agent/skills", ".claude/skills", ".agents/skills")
 
 
 def report_to_stderr(message: str) -> None:
-    import click
-
-    click.echo(f"warning: {message}", err=True)
+    print(f"warning: {message}", file=sys.stderr)
 
 
 @dataclass(slots=True)
