@@ -9,7 +9,7 @@ Every front-end starts here and none re-assembles an agent: the headless run, th
     started.close()
 
 A front-end that must stay up when a step fails (the TUI without an API key) calls the
-steps itself, in this order: :meth:`Application.open_session`, :meth:`Application.policy`,
+steps itself, in this order: :meth:`Application.session`, :meth:`Application.policy`,
 :meth:`Application.agent`.
 """
 
@@ -66,7 +66,7 @@ class Application:
         """Session, policy and agent in one step. Raises ConfigError or ProviderError (a
         session opened before the failure is closed, and deleted if still empty)."""
         allowed = self.pre_approved()
-        session = self.open_session(request, title=title)
+        session = self.session(request, title=title)
         try:
             policy = self.policy(session, whitelist=allowed)
             agent = self.agent(session, policy)
@@ -84,7 +84,8 @@ class Application:
 
         return expand_tool_names(whitelist, ToolRegistry(), "--tools")
 
-    def open_session(self, request: SessionRequest, *, title: str = "") -> AgentSession:
+    def session(self, request: SessionRequest, *, title: str = "") -> AgentSession:
+        """A new stored session, the latest in this folder, or one by id."""
         from aiagent.core.session import open_session
 
         return open_session(self.settings, request, title=title)

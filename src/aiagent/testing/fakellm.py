@@ -7,7 +7,7 @@ the answer is the text ``FakeLLM: script exhausted``. Answers always stream.
 
     with FakeLLM([Turn(text="Hello.")]) as fake:
         ...  # point a provider at fake.url (OpenAI: fake.url + "/v1")
-        fake.requests  # every request: {"path", "headers", "json"}
+        fake.requests  # every request: {"path", "headers", "json", "body" (the bytes sent)}
 
 Run it for a person or another process: ``python -m aiagent.testing.fakellm --script
 FILE [--port N]`` prints the URL and serves until killed.
@@ -180,6 +180,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _read_json(self) -> object:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
+        self.raw_body = raw
         try:
             return json.loads(raw)
         except ValueError:
@@ -187,7 +188,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _record(self, body: object) -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}
-        self.server.fake.requests.append({"path": self.path, "headers": headers, "json": body})
+        raw = getattr(self, "raw_body", b"")
+        self.server.fake.requests.append({"path": self.path, "headers": headers, "json": body,
+                                          "body": raw})
 
     def _send_json(self, status: int, body: object, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()

@@ -34,7 +34,7 @@ class SessionLink:
         return self.current.info if self.current else None
 
     def open(self, request: SessionRequest) -> AgentSession:
-        opened = self.app.open_session(request)
+        opened = self.app.session(request)
         if self.current is not None:
             self.current.close(discard_if_empty=True)
         self.current = opened
