@@ -188,8 +188,10 @@ class Agent:
     def add_hooks(self, hooks: Hooks, *, first: bool = False) -> None:
         """Add hooks after (or, ``first``, before) those already there."""
         if first:
-            hooks.extend(self.hooks)
-            self.hooks = hooks
+            combined = Hooks()
+            combined.extend(hooks)
+            combined.extend(self.hooks)
+            self.hooks = combined
         else:
             self.hooks.extend(hooks)
 
