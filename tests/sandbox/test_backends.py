@@ -4,6 +4,7 @@ out; ``aiagent sandbox check`` says what the active backend does not enforce."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,8 +24,9 @@ def test_probe_says_when_user_namespaces_are_refused(tmp_path: Path) -> None:
     need("bubblewrap")
     if bubblewrap._version() < (0, 8, 0):
         pytest.skip("needs bubblewrap >= 0.8.0 for --disable-userns")
+    keep = [a for p in bubblewrap.hidden_programs() for a in ("--ro-bind", p, p)]  # a venv in /tmp
     outer = [bubblewrap.executable(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-             "--tmpfs", "/tmp", "--unshare-user", "--disable-userns", "--unshare-pid", "--",
+             "--tmpfs", "/tmp", *keep, "--unshare-user", "--disable-userns", "--unshare-pid", "--",
              sys.executable, "-c", PROBE]
     done = subprocess.run(outer, capture_output=True, text=True, timeout=60, check=True)
     reason, fallback = done.stdout.strip().splitlines()
@@ -79,3 +81,28 @@ def test_sandbox_check_states_the_backend_and_its_gaps(backend: str, run_cli, tm
         assert "signals to processes outside the sandbox" in done.stdout
     if backend == "bubblewrap":
         assert "not enforced" not in done.stdout
+
+
+def test_programs_under_a_temp_folder_stay_visible_read_only(tmp_path: Path) -> None:
+    """A checkout or venv under /tmp (as CI clones often are): its programs still run in the
+    sandbox, whose own /tmp is private, and cannot be written there."""
+    need("bubblewrap")
+    from aiagent.sandbox import sandbox_argv
+
+    tools = tmp_path / "tools" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "hello").write_text("#!/bin/sh\necho hello from tmp\n")
+    (tools / "hello").chmod(0o755)
+    ws = tmp_path / "elsewhere"
+    ws.mkdir()
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}
+    old_path = os.environ["PATH"]
+    os.environ["PATH"] = env["PATH"]  # the sandbox reads the PATH the commands will use
+    try:
+        argv = sandbox_argv(["sh", "-c", f"hello; touch {tools}/x 2>/dev/null || echo ro"], ws,
+                            backend="bubblewrap")
+    finally:
+        os.environ["PATH"] = old_path
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=30, check=False)
+    assert done.stdout.split() == ["hello", "from", "tmp", "ro"], done.stderr
+    assert not (tools / "x").exists()

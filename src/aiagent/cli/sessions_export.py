@@ -65,36 +65,32 @@ def compact_session(session_id: str) -> str:
     """Summarise the session's older turns now; the next resume sends the compacted view."""
     import asyncio
 
+    from aiagent.app import Application
     from aiagent.config.settings import ConfigError, Settings
-    from aiagent.contracts.approval import AllowAll
-    from aiagent.contracts.providers import CompletionRequest, ProviderError
-    from aiagent.core.builder import build_agent
-    from aiagent.core.session import SessionRequest, open_session
+    from aiagent.contracts.providers import ProviderError
+    from aiagent.core.session import SessionRequest
 
-    opened = None
+    started = None
     try:
-        info_workspace = _workspace_of(session_id)
-        settings = Settings.load(info_workspace)
-        opened = open_session(settings, SessionRequest(resume=session_id))
-        agent = build_agent(settings, approval=AllowAll(), conversation=opened.conversation,
-                            context=opened.context)
-        request = CompletionRequest(
-            model=agent.config.model, system=agent.system_prompt,
-            messages=opened.conversation.messages, tools=agent.tools.specs(agent.config.tools),
-            max_tokens=agent.config.max_tokens,
-        )
-        events: list[Any] = []
-        asyncio.run(opened.context.compact_now(request, agent.provider, events.append))
+        settings = Settings.load(_workspace_of(session_id))
+        started = Application(settings, interactive=False).start(SessionRequest(resume=session_id))
+        event = asyncio.run(_compact(started.agent))
     except (ConfigError, ProviderError, RuntimeError) as exc:
         raise SystemExit(_error(str(exc), getattr(exc, "exit_code", 1))) from None
     finally:
-        if opened is not None:
-            opened.close()
-    event = events[-1] if events else None
+        if started is not None:
+            started.close()
     if event is None:
         return f"session {session_id}: nothing to compact\n"
-    return (f"compacted session {opened.info.id}: about {event.before_tokens} → "
+    return (f"compacted session {started.session.info.id}: about {event.before_tokens} → "
             f"{event.after_tokens} tokens sent\n")
+
+
+async def _compact(agent: Any) -> Any:
+    try:
+        return await agent.compact()
+    finally:
+        await agent.aclose()
 
 
 def _workspace_of(session_id: str) -> Path:

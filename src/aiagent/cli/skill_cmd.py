@@ -23,12 +23,13 @@ def _fail(message: str, code: int = 2) -> None:
 
 
 def _runtime(cwd: str | None) -> Any:
-    from aiagent.skills.factory import create_runtime
+    from aiagent.app import Application
 
     folder = Path(cwd or os.getcwd())
     try:
         settings = Settings.load(folder)
-        return settings, create_runtime(settings, mode="headless", report=lambda m: None)
+        app = Application(settings, interactive=False)
+        return settings, app.skill_runtime(report=lambda m: None)
     except ConfigError as exc:
         _fail(str(exc), exc.exit_code)
         raise  # unreachable

@@ -33,8 +33,8 @@ def tools() -> None:
 @click.option("--cwd", type=click.Path(file_okay=False))
 def list_tools(as_json: bool, cwd: str | None) -> None:
     """List every tool; * marks those the current profile offers the model."""
+    from aiagent.app import offered_tools
     from aiagent.contracts.tools import effect_of
-    from aiagent.core.builder import offered_tools
     from aiagent.tools.base import ToolRegistry
 
     settings = _load(cwd)

@@ -26,26 +26,25 @@ def workflow() -> None:
 
 def _llm(settings: Settings) -> Any:
     """The configured model for the workflow's LLM calls, or None without a key."""
+    from aiagent.app import make_provider
     from aiagent.contracts.providers import ProviderError
-    from aiagent.core.builder import check_key
-    from aiagent.providers import create_provider
     from aiagent.skills.wiring import provider_llm
 
     try:
-        check_key(settings)
-        provider = create_provider(settings.provider_name, settings.provider_config())
+        provider = make_provider(settings)
     except (ProviderError, ConfigError):
         return None
     return provider_llm(provider, settings.model)
 
 
 async def _run(settings: Settings, name: str, data: dict[str, Any], approve: tuple[str, ...]) -> Any:
+    from aiagent.app import Application
     from aiagent.skills.activation import activate_workflow
     from aiagent.skills.approvals import terminal_approver
-    from aiagent.skills.factory import create_runtime
 
-    rt = create_runtime(settings, mode="headless", approve=approve, approver=terminal_approver(),
-                        llm=_llm(settings), report=lambda m: click.echo(f"aiagent: skills: {m}", err=True))
+    app = Application(settings, interactive=False)
+    rt = app.skill_runtime(approve=approve, approver=terminal_approver(), llm=_llm(settings),
+                           report=lambda m: click.echo(f"aiagent: skills: {m}", err=True))
     try:
         await activate_workflow(rt, name, lambda m: click.echo(f"aiagent: skills: {m}", err=True))
         return await rt.run_workflow(name, data)

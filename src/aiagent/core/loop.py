@@ -12,16 +12,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from aiagent.contracts.approval import AllowAll, ApprovalPolicy
 from aiagent.contracts.events import (
     AgentEvent,
     ApprovalAnswer,
     ApprovalRequestEvent,
+    CompactionEvent,
     DoneEvent,
     ErrorEvent,
     RetryEvent,
@@ -41,6 +42,7 @@ from aiagent.contracts.messages import (
     ToolUseBlock,
     Usage,
 )
+from aiagent.contracts.prompt import PromptFragment
 from aiagent.contracts.providers import (
     CompletionRequest,
     ContextOverflowError,
@@ -52,7 +54,7 @@ from aiagent.contracts.providers import (
     ToolUse,
     UsageReport,
 )
-from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError, ToolResult, effect_of
+from aiagent.contracts.tools import Tool, ToolContext, ToolEffect, ToolError, ToolResult, effect_of
 from aiagent.core.context import ContextPolicy, PassThrough
 from aiagent.core.conversation import Conversation
 from aiagent.tools.base import ToolRegistry, release_tool_state, validate_args
@@ -84,6 +86,21 @@ class AgentConfig:
     tool_protocol: str = "native"
 
 
+class AgentSessionLike(Protocol):
+    """What :meth:`Agent.use_session` takes (:class:`aiagent.core.session.AgentSession`)."""
+
+    @property
+    def conversation(self) -> Conversation: ...
+
+    @property
+    def context(self) -> ContextPolicy: ...
+
+    def attach(self, agent: Any) -> None: ...
+
+
+PromptBuilder = Callable[[Sequence[PromptFragment]], str]
+
+
 class Agent:
     def __init__(
         self,
@@ -98,6 +115,7 @@ class Agent:
         conversation: Conversation | None = None,
         context: ContextPolicy | None = None,
         redact: Callable[[str], str] | None = None,
+        build_prompt: PromptBuilder | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -109,7 +127,10 @@ class Agent:
         self.conversation = conversation if conversation is not None else Conversation()
         self.context: ContextPolicy = context if context is not None else PassThrough()
         self.redact = redact  # masks secret values in live tool output
+        self.build_prompt = build_prompt  # system prompt with extra fragments (skills)
+        self.skills: Any = None  # the skill runtime, once added with use_skills
         self.usage = Usage()
+        self._retired: list[Provider] = []  # replaced providers, closed with the agent
         self.tool_state: dict[str, Any] = {}
         self._cancel = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
@@ -139,7 +160,79 @@ class Agent:
             await self.hooks.close()
         finally:
             await release_tool_state(self.tool_state)
-            await self.provider.aclose()
+            for provider in [*self._retired, self.provider]:
+                await provider.aclose()
+
+    # ---- what a front-end or the set-up may change ---------------------------------------
+
+    def use_provider(self, provider: Provider, *, model: str | None = None) -> None:
+        """Talk to ``provider`` from the next request on (``/provider``); the old one is
+        closed with the agent."""
+        self._retired.append(self.provider)
+        self.provider = provider
+        if model:
+            self.config.model = model
+
+    def use_model(self, model: str) -> None:
+        self.config.model = model
+
+    def use_session(self, session: AgentSessionLike) -> None:
+        """Continue in ``session``: its history, its context window, usage counted anew."""
+        self.conversation = session.conversation
+        self.context = session.context
+        self.usage = Usage()
+        session.attach(self)
+
+    def add_hooks(self, hooks: Hooks, *, first: bool = False) -> None:
+        """Add hooks after (or, ``first``, before) those already there."""
+        if first:
+            combined = Hooks()
+            combined.extend(hooks)
+            combined.extend(self.hooks)
+            self.hooks = combined
+        else:
+            self.hooks.extend(hooks)
+
+    def use_skills(self, runtime: Any, hooks: Hooks) -> None:
+        """Register the skill runtime and its hooks (see :mod:`aiagent.skills.wiring`)."""
+        self.skills = runtime
+        self.add_hooks(hooks)
+
+    def add_tool(self, tool: Tool, *, offer: bool = True) -> None:
+        """Register ``tool``; ``offer`` it to the model too when the offer is a list."""
+        self.tools.register(tool)
+        if offer:
+            self.offer_tool(tool.name)
+
+    def offer_tool(self, name: str) -> None:
+        offered = self.config.tools
+        if isinstance(offered, list) and name not in offered:
+            offered.append(name)
+
+    def remove_tool(self, name: str) -> None:
+        self.tools.unregister(name)
+        offered = self.config.tools
+        if isinstance(offered, list) and name in offered:
+            offered.remove(name)
+
+    def use_prompt_fragments(self, fragments: Sequence[PromptFragment]) -> None:
+        """Rebuild the system prompt with ``fragments`` (active skills, the skill index)."""
+        if self.build_prompt is not None:
+            self.system_prompt = self.build_prompt(fragments)
+
+    @property
+    def can_compact(self) -> bool:
+        return hasattr(self.context, "compact_now")
+
+    async def compact(self) -> CompactionEvent | None:
+        """Summarise older turns now (``/compact``, ``aiagent sessions compact``); None
+        when there was nothing to compact. Raises RuntimeError when the summary failed."""
+        compact_now = getattr(self.context, "compact_now", None)
+        if compact_now is None:
+            raise RuntimeError("this agent has no context window to compact")
+        events: list[AgentEvent] = []
+        await compact_now(self.request(), self.provider, events.append)
+        return next((e for e in reversed(events) if isinstance(e, CompactionEvent)), None)
 
     def cancel(self) -> None:
         """Stop the run in flight (Ctrl-C). The stream ends with an interrupted DoneEvent."""
@@ -193,7 +286,7 @@ class Agent:
         """One model response. If the provider says the request did not fit the model's
         window, the context is shrunk and compacted once more, and the request sent again."""
         while True:
-            request = await self.context.prepare(self._request(), self.provider, emit)
+            request = await self.context.prepare(self.request(), self.provider, emit)
             try:
                 return await self._stream(request, emit)
             except ContextOverflowError as exc:
@@ -201,7 +294,9 @@ class Agent:
                     raise
                 emit(RetryEvent(f"{exc}; compacting", 1, 0.0))
 
-    def _request(self) -> CompletionRequest:
+    def request(self) -> CompletionRequest:
+        """The next model request: system prompt, history and offered tools (the one place
+        a request for this conversation is built)."""
         return CompletionRequest(
             model=self.config.model,
             system=self.system_prompt,

@@ -1,12 +1,7 @@
-"""Open a stored session for an agent run and wire it in: history, recorder, context
-window, approval policy. Every front-end (headless, TUI, web) calls these, so they all
-save, resume, compact and approve alike.
-
-    session = open_session(settings, SessionRequest(continue_latest=True), title=prompt)
-    policy = make_policy(settings, session, interactive=False, approve=["shell:npm test"])
-    agent = build_agent(settings, approval=policy, conversation=session.conversation,
-                        context=session.context)
-    session.attach(agent)
+"""Open a stored session for an agent run: history, recorder, context window, saved
+approvals. :mod:`aiagent.app` opens it (every front-end starts there) and the agent takes
+it with :meth:`~aiagent.core.loop.Agent.use_session`, so all front-ends save, resume and
+compact alike.
 """
 
 from __future__ import annotations
@@ -20,7 +15,6 @@ from aiagent.core.context import ContextSettings, ContextWindow
 from aiagent.core.conversation import Conversation
 from aiagent.core.redact import SecretMasker
 from aiagent.core.tokens import budget_for
-from aiagent.permissions.policy import Mode, PermissionPolicy, Rule, parse_rule
 
 if TYPE_CHECKING:
     from aiagent.store.approvals import ApprovalStore
@@ -48,7 +42,8 @@ class AgentSession:
     notes: list[str] = field(default_factory=list)  # things to tell the user
 
     def attach(self, agent: Any) -> None:
-        """Record each assistant message with the usage reported since the previous one."""
+        """Record each assistant message with the usage reported since the previous one
+        (called by :meth:`~aiagent.core.loop.Agent.use_session`)."""
         self.recorder.usage_total = lambda: agent.usage
 
     def close(self, *, discard_if_empty: bool = False) -> None:
@@ -126,49 +121,3 @@ def make_context(settings: Settings, store: SessionStore, info: SessionInfo) -> 
         on_plan=lambda plan: store.save_compaction(info.id, plan),
         mask=SecretMasker.from_env(settings.env),
     )
-
-
-def make_policy(
-    settings: Settings,
-    session: AgentSession | None,
-    *,
-    interactive: bool,
-    approve: list[str] | tuple[str, ...] = (),
-    whitelist: list[str] | None = None,
-) -> PermissionPolicy:
-    """The approval policy for this run: mode, saved grants, ``[permissions]`` rules,
-    ``--approve`` and (headless) the ``--tools`` whitelist as pre-approvals."""
-    from aiagent import sandbox
-
-    mode = settings.agent.approval_mode
-    perms = settings.get("permissions", {})
-    try:
-        rules: list[Rule] = [parse_rule(t, "allow", "[permissions] allow")
-                             for t in perms.get("allow", [])]
-        rules += [parse_rule(t, "deny", "[permissions] deny") for t in perms.get("deny", [])]
-        rules += [parse_rule(t, "allow", "--approve") for t in approve]
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    rules += [Rule(name, "", "allow", "--tools") for name in whitelist or []]
-    from aiagent.config import paths
-
-    return PermissionPolicy(
-        _mode(mode),
-        session.approvals if session is not None else None,
-        workspace=settings.workspace,
-        project=paths.project_root(settings.workspace),
-        session_id=session.info.id if session is not None else "",
-        rules=rules,
-        interactive=interactive,
-        sandbox=sandbox.state(settings.get("sandbox", {})) if mode == "full-auto"  # type: ignore[arg-type]
-        else "unavailable",
-    )
-
-
-def _mode(value: str) -> Mode:
-    from aiagent.permissions.policy import MODES
-
-    for mode in MODES:
-        if mode == value:
-            return mode
-    raise ConfigError(f"agent.approval_mode: unknown mode {value!r} (known: {', '.join(MODES)})")

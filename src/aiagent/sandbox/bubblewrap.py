@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -52,11 +53,39 @@ def base_args(allow_network: bool) -> list[str]:
     return args
 
 
+def runtime_paths() -> list[str]:
+    """Folders the interpreter aiagent runs on needs: the venv, the base installation, and
+    where aiagent itself is imported from (a checkout or venv may live under /tmp)."""
+    import aiagent
+
+    found = {
+        os.path.realpath(sys.prefix),
+        os.path.realpath(sys.base_prefix),
+        os.path.dirname(os.path.realpath(sys.executable)),
+        os.path.dirname(os.path.dirname(os.path.realpath(aiagent.__file__))),
+    }
+    return sorted(p for p in found if os.path.isdir(p))
+
+
+def hidden_programs(path_variable: str | None = None) -> list[str]:
+    """Folders that the private temp folders would hide but a command needs to see, read
+    only: the interpreter's (above) and the ``PATH`` entries that lie under a temp folder."""
+    entries = (path_variable if path_variable is not None else os.environ.get("PATH", ""))
+    found = set(runtime_paths())
+    found.update(os.path.realpath(e) for e in entries.split(os.pathsep) if e)
+    temps = tuple(os.path.realpath(t) for t in PRIVATE_TEMPS)
+    return sorted(p for p in found if os.path.isdir(p)
+                  and any(p == t or p.startswith(t + os.sep) for t in temps))
+
+
 def wrap(argv: list[str], writable: list[Path], allow_network: bool,
          read_only: Sequence[Path] = ()) -> list[str]:
-    """``argv`` in the sandbox. ``writable`` are bound after the private temp folders (so a
-    workspace under /tmp stays visible), ``read_only`` after them (so they win)."""
+    """``argv`` in the sandbox. Programs the private temp folders would hide are bound back
+    read-only; ``writable`` are bound after them (so a workspace under /tmp stays visible
+    and writable), ``read_only`` last (so they win)."""
     binds: list[str] = []
+    for folder in hidden_programs():
+        binds += ["--ro-bind", folder, folder]
     for path in writable:
         binds += ["--bind", str(path), str(path)]
     for path in read_only:

@@ -1,19 +1,34 @@
-"""Connecting a :class:`SkillRuntime` to an :class:`~aiagent.core.loop.Agent`: its tools
-join the registry and the offered list as skills activate, the system prompt is rebuilt
-with the skills' fragments, and the core's hook points call the skills' hooks."""
+"""Connecting a :class:`SkillRuntime` to an :class:`~aiagent.core.loop.Agent` through the
+agent's own operations (``add_tool``, ``remove_tool``, ``use_prompt_fragments``,
+``use_skills``): its tools join the agent's as skills activate, the system prompt is rebuilt
+with the skills' fragments, and the core's hook points call the skills' hooks. The agent is
+built, and this called, by :mod:`aiagent.app`."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from aiagent.contracts.hooks import Hooks, HookVerdict, ToolCall
 from aiagent.contracts.messages import Message
-from aiagent.contracts.tools import ToolResult
+from aiagent.contracts.prompt import PromptFragment
+from aiagent.contracts.tools import Tool, ToolResult
 from aiagent.skills.runtime import SkillRuntime
 from aiagent.skills.tools import ActivateSkillTool, RunWorkflowTool
 from aiagent.tools.base import ToolRegistry
+
+
+class Agent(Protocol):
+    """The operations of :class:`aiagent.core.loop.Agent` that wiring uses (the core sits
+    above skills, so skills name what they need instead of importing it)."""
+
+    tools: ToolRegistry
+
+    def add_tool(self, tool: Tool, *, offer: bool = True) -> None: ...
+    def remove_tool(self, name: str) -> None: ...
+    def use_prompt_fragments(self, fragments: Sequence[PromptFragment]) -> None: ...
+    def use_skills(self, runtime: Any, hooks: Hooks) -> None: ...
 
 
 def provider_llm(provider: Any, model: str, max_tokens: int = 4096) -> Callable[[str, Mapping[str, Any]], Any]:
@@ -35,48 +50,40 @@ def provider_llm(provider: Any, model: str, max_tokens: int = 4096) -> Callable[
     return complete
 
 
-def attach(runtime: SkillRuntime, agent: Any, registry: ToolRegistry, rebuild_prompt: Callable[[list[Any]], str],
-           settings_tools: list[str] | None = None) -> None:
-    """Wire ``runtime`` into ``agent`` (tools, prompt, hooks)."""
-    offered = agent.config.tools if isinstance(agent.config.tools, list) else None
-    # with a --tools whitelist, only what it names is offered: no skill tools, no index
-    whitelist = settings_tools if settings_tools is not None else None
+def attach(runtime: SkillRuntime, agent: Agent, whitelist: list[str] | None = None) -> None:
+    """Wire ``runtime`` into ``agent`` through the agent's own operations: skill tools
+    join (and leave) its tools, its system prompt is rebuilt with the skills' fragments, and
+    its hook points call the skills' hooks. With a ``--tools`` ``whitelist`` only what it
+    names is offered: no skill tools, no index."""
 
-    def offer(name: str) -> None:
-        if offered is not None and name not in offered and (whitelist is None or name in whitelist):
-            offered.append(name)
+    def offered(name: str) -> bool:
+        return whitelist is None or name in whitelist
 
     def tools_changed(added: list[str], removed: list[str]) -> None:
         for name in removed:
-            registry.unregister(name)
-            if offered is not None and name in offered:
-                offered.remove(name)
+            agent.remove_tool(name)
         for name in added:
             tool = runtime.tool_objects.get(name)
             if tool is not None:
-                registry.register(tool)
-                offer(name)
+                agent.add_tool(tool, offer=offered(name))
         if runtime.workflows():
-            existing = registry.get("run_workflow") if "run_workflow" in registry else None
+            existing = agent.tools.get("run_workflow") if "run_workflow" in agent.tools else None
             if isinstance(existing, RunWorkflowTool):
                 existing.refresh()
             else:
-                registry.register(RunWorkflowTool(runtime))
-                offer("run_workflow")
+                agent.add_tool(RunWorkflowTool(runtime), offer=offered("run_workflow"))
 
     def prompt_changed() -> None:
-        agent.system_prompt = rebuild_prompt(runtime.prompt_fragments())
+        agent.use_prompt_fragments(runtime.prompt_fragments())
 
     runtime.on_tools_changed = tools_changed
     runtime.on_prompt_changed = prompt_changed
-    if runtime.available_names() and (whitelist is None or "activate_skill" in whitelist):
-        registry.register(ActivateSkillTool(runtime))
-        offer("activate_skill")
+    if runtime.available_names() and offered("activate_skill"):
+        agent.add_tool(ActivateSkillTool(runtime))
     else:
         runtime.index_budget = 0
     prompt_changed()
-    agent.hooks.extend(core_hooks(runtime))
-    agent.skills = runtime
+    agent.use_skills(runtime, core_hooks(runtime))
 
 
 def _conversation(messages: list[Message]) -> list[dict[str, str]]:
@@ -161,20 +168,8 @@ def _facts(runtime: SkillRuntime) -> Any:
     return scan_project(runtime.services.root) if needs else ProjectFacts(runtime.services.root)
 
 
-def attach_skills(
-    settings: Any, agent: Any, registry: ToolRegistry, provider: Any,
-    rebuild_prompt: Callable[[list[Any]], str], *, mode: str = "headless",
-) -> SkillRuntime:
-    """Create the runtime for ``settings`` and wire it into ``agent`` (see :func:`attach`)."""
-    from aiagent.skills.factory import create_runtime
-
-    runtime = create_runtime(settings, mode=mode, llm=provider_llm(provider, settings.model),
-                             report=_warn)
-    attach(runtime, agent, registry, rebuild_prompt, settings.agent.tools)
-    return runtime
-
-
-def _warn(message: str) -> None:
+def warn(message: str) -> None:
+    """The default report: a warning on the ``aiagent.skills`` logger."""
     import logging
 
     logging.getLogger("aiagent.skills").warning("aiagent: skills: %s", message)

@@ -7,7 +7,7 @@ the answer is the text ``FakeLLM: script exhausted``. Answers always stream.
 
     with FakeLLM([Turn(text="Hello.")]) as fake:
         ...  # point a provider at fake.url (OpenAI: fake.url + "/v1")
-        fake.requests  # every chat request: {"path", "headers", "json", "time" (monotonic)}
+        fake.requests  # every chat request: {"path", "headers", "json", "body" (the bytes sent), "time"}
         fake.probes    # the other requests (GET /v1/models, /props, POST /api/show...)
 
 Run it for a person or another process: ``python -m aiagent.testing.fakellm --script
@@ -196,6 +196,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _read_json(self) -> object:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
+        self.raw_body = raw
         try:
             return json.loads(raw)
         except ValueError:
@@ -203,7 +204,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _record(self, body: object, probe: bool = False) -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}
-        entry = {"path": self.path, "headers": headers, "json": body, "time": time.monotonic()}
+        raw = getattr(self, "raw_body", b"")
+        entry = {"path": self.path, "headers": headers, "json": body, "body": raw,
+                 "time": time.monotonic()}
         fake = self.server.fake
         (fake.probes if probe else fake.requests).append(entry)
 

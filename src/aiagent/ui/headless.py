@@ -251,26 +251,17 @@ def run_headless(
     err: TextIO | None = None, *, session: SessionRequest | None = None,
     approve: tuple[str, ...] = (),
 ) -> int:
-    from aiagent.core.builder import build_agent, expand_tool_names
-    from aiagent.core.session import SessionRequest, make_policy, open_session
-    from aiagent.tools.base import ToolRegistry
+    from aiagent.app import Application
+    from aiagent.core.session import SessionRequest
 
     out, err = out or sys.stdout, err or sys.stderr
-    registry = ToolRegistry()
-    opened = None
+    app = Application(settings, interactive=False, approve=approve)
     try:
-        whitelist = settings.agent.tools
-        allowed = None if whitelist is None else expand_tool_names(whitelist, registry, "--tools")
-        opened = open_session(settings, session or SessionRequest(), title=prompt)
-        policy = make_policy(settings, opened, interactive=False, approve=approve, whitelist=allowed)
-        agent = build_agent(settings, approval=policy, registry=registry,
-                            conversation=opened.conversation, context=opened.context)
+        started = app.start(session or SessionRequest(), title=prompt)
     except (ConfigError, ProviderError) as exc:
-        if opened is not None:
-            opened.close(discard_if_empty=True)
         err.write(f"aiagent: error: {neutralise(str(exc))}\n")
         return exc.exit_code
-    opened.attach(agent)
+    agent, opened = started.agent, started.session
     for note in opened.notes:
         err.write(f"aiagent: note: {note}\n")
     renderer = make_renderer(output, out, err)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from aiagent.sandbox.bubblewrap import runtime_paths
 from aiagent.skills.backends.base import BackendError, Registered, registrations
 from aiagent.skills.backends.rpc import (
     PeerDied,
@@ -64,20 +65,6 @@ def sandbox_prefix(mode: str, host: SkillHost) -> list[str]:
         args += ["--ro-bind", path, path]
     args += ["--ro-bind", skill_root, skill_root, "--chdir", skill_root]
     return [*args, "--"]
-
-
-def runtime_paths() -> list[str]:
-    """Folders the skill's interpreter needs, kept visible over the /tmp and project
-    mounts: the venv, the base installation, and where aiagent itself is imported from."""
-    import aiagent
-
-    found = {
-        os.path.realpath(sys.prefix),
-        os.path.realpath(sys.base_prefix),
-        os.path.dirname(os.path.realpath(sys.executable)),
-        os.path.dirname(os.path.dirname(os.path.realpath(aiagent.__file__))),
-    }
-    return sorted(p for p in found if os.path.isdir(p))
 
 
 class ProcessBackend:

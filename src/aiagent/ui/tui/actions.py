@@ -48,7 +48,7 @@ async def model(app: InteractiveApp, arg: str) -> None:
     if not arg:
         _say(app, f"model: {app.agent.config.model} ({app.provider_name}) — /model NAME to switch")
         return
-    app.agent.config.model = arg
+    app.agent.use_model(arg)
     _say(app, f"model set to {arg}", "green")
 
 
@@ -64,20 +64,18 @@ async def provider(app: InteractiveApp, arg: str) -> None:
     if not arg:
         _say(app, f"provider: {app.provider_name} — /provider anthropic|openai|ollama to switch")
         return
-    from aiagent.core.builder import KEY_REQUIRED_HOSTS
-    from aiagent.providers import create_provider
+    from aiagent.config.settings import ConfigError
+    from aiagent.contracts.providers import ProviderError
 
+    assert app.parts is not None and app.parts.app is not None
     try:
-        config = app.settings.provider_config(arg)
-        host = KEY_REQUIRED_HOSTS.get(arg)
-        if not config.api_key and host and host in config.base_url:
-            raise ValueError(f"no API key for {arg}: set {config.api_key_env or 'the key'}")
-        app.agent.provider = create_provider(arg, config)
-    except ValueError as exc:
+        new = app.parts.app.provider(arg)
+    except (ValueError, ConfigError, ProviderError) as exc:
         _say(app, f"✗ {exc}", "red")
         return
     app.provider_name = arg
-    app.agent.config.model = str(app.settings.get(f"provider.{arg}.model", app.agent.config.model))
+    app.agent.use_provider(new, model=str(app.settings.get(f"provider.{arg}.model",
+                                                           app.agent.config.model)))
     _say(app, f"provider set to {arg} (model {app.agent.config.model})", "green")
 
 
@@ -120,27 +118,16 @@ async def compact(app: InteractiveApp, arg: str) -> None:
     if not await _need_agent(app):
         return
     assert app.agent is not None
-    from aiagent.contracts.events import CompactionEvent
-    from aiagent.contracts.providers import CompletionRequest
-
     agent = app.agent
-    compact_now = getattr(agent.context, "compact_now", None)
-    if compact_now is None:
+    if not agent.can_compact:
         _say(app, "compaction is not available in this build", "yellow")
         return
-    request = CompletionRequest(
-        model=agent.config.model, system=agent.system_prompt,
-        messages=agent.conversation.messages, tools=agent.tools.specs(agent.config.tools),
-        max_tokens=agent.config.max_tokens,
-    )
-    events: list[Any] = []
     _say(app, "compacting…")
     try:
-        await compact_now(request, agent.provider, events.append)
+        done = await agent.compact()
     except Exception as exc:  # noqa: BLE001 - the session stays usable
         _say(app, f"✗ compaction failed: {exc}", "red")
         return
-    done = next((e for e in reversed(events) if isinstance(e, CompactionEvent)), None)
     if done is None:
         _say(app, "nothing to compact yet")
         return

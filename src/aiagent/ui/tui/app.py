@@ -93,9 +93,10 @@ class InteractiveApp:
             return
         self.provider_name = settings.provider_name
         if self.agent is not None:
+            from aiagent.contracts.hooks import Hooks
             from aiagent.ui.tui.skill_approval import connect
 
-            self.agent.hooks.on_before_tool_call.insert(0, self._checkpoint_gate)
+            self.agent.add_hooks(Hooks(on_before_tool_call=[self._checkpoint_gate]), first=True)
             connect(self, self.skill_approvals)
         for problem in self.parts.problems:
             self.say(render.notice(f"! {problem}", "yellow"))

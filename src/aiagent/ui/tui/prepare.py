@@ -1,5 +1,5 @@
-"""Building what the UI drives: settings, the agent, the permission policy, the session
-store and checkpoints.
+"""Building what the UI drives: settings, then the agent, the permission policy and the
+session store (all from :mod:`aiagent.app`), and checkpoints.
 
 :func:`load_settings` and :func:`warm_imports` run in a thread while the input line is
 already on screen; :func:`build_parts` then assembles the objects on the event loop
@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 from aiagent.config.settings import Settings
 
 if TYPE_CHECKING:
+    from aiagent.app import Application
     from aiagent.core.checkpoints import Checkpoints
     from aiagent.core.loop import Agent
     from aiagent.ui.tui.session import SessionLink
 
 HEAVY_MODULES = (
-    "aiagent.core.builder", "httpx", "aiagent.core.session", "aiagent.store.sessions",
+    "aiagent.app", "httpx", "aiagent.core.session", "aiagent.store.sessions",
     "aiagent.store.approvals", "aiagent.core.checkpoints", "rich.markdown", "rich.live",
     "rich.panel", "rich.syntax", "aiagent.ui.tui.view",
 )
@@ -36,6 +37,7 @@ class Parts:
     checkpoints: Checkpoints | None
     problems: list[str] = field(default_factory=list)
     missing_key: bool = False  # no agent because the provider has no API key
+    app: Application | None = None  # what built them (new providers come from it too)
 
 
 def load_settings(cwd: Path, options: dict[str, Any], env: dict[str, str]) -> Settings:
@@ -67,15 +69,16 @@ def session_request(options: dict[str, Any]) -> Any:
 
 
 def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]) -> Parts:
-    """Session, policy and agent. A problem that leaves no agent is reported, not raised,
-    so the UI stays up (the user can switch provider, or read the message and quit)."""
+    """Session, policy and agent, through :class:`aiagent.app.Application` step by step. A
+    problem that leaves no agent is reported, not raised, so the UI stays up (the user can
+    switch provider, or read the message and quit)."""
+    from aiagent.app import Application
     from aiagent.config import paths
-    from aiagent.core.builder import build_agent
-    from aiagent.core.session import make_policy
     from aiagent.ui.tui.session import SessionLink
 
+    app = Application.from_settings(settings, options, interactive=True)
     problems: list[str] = []
-    link = SessionLink(settings)
+    link = SessionLink(app)
     try:
         opened = link.open(session_request(options))
     except Exception as exc:  # noqa: BLE001 - e.g. no such session: start a new one
@@ -83,8 +86,7 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
         from aiagent.core.session import SessionRequest
 
         opened = link.open(SessionRequest())
-    policy = make_policy(settings, opened, interactive=True,
-                         approve=tuple(options.get("approve") or ()))
+    policy = app.policy(opened)
     agent, missing_key = None, False
     try:
         from aiagent.contracts.providers import AuthError
@@ -95,9 +97,7 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
                 problems.append(note)
         except AuthError:
             pass  # nothing available: the default provider's "no API key" and the first-run screen
-        agent = build_agent(settings, approval=policy, conversation=opened.conversation,
-                            context=opened.context, skills_mode="interactive")
-        opened.attach(agent)
+        agent = app.agent(opened, policy)
     except Exception as exc:  # noqa: BLE001 - shown; the UI stays up
         from aiagent.contracts.providers import AuthError
 
@@ -105,7 +105,7 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
         problems.append(str(exc))
     problems += opened.notes
     return Parts(settings, agent, policy, link, _checkpoints(settings, paths.data_dir(env)),
-                 problems, missing_key)
+                 problems, missing_key, app)
 
 
 def _checkpoints(settings: Settings, data_dir: Path) -> Checkpoints | None:

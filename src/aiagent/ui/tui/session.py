@@ -10,17 +10,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from aiagent.contracts.messages import Message, Usage
+from aiagent.contracts.messages import Message
 
 if TYPE_CHECKING:
-    from aiagent.config.settings import Settings
+    from aiagent.app import Application
     from aiagent.core.session import AgentSession, SessionRequest
     from aiagent.store.sessions import SessionInfo
 
 
 class SessionLink:
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, app: Application) -> None:
+        self.app = app
+        self.settings = app.settings
         self.current: AgentSession | None = None
         self.error: str | None = None
 
@@ -33,9 +34,7 @@ class SessionLink:
         return self.current.info if self.current else None
 
     def open(self, request: SessionRequest) -> AgentSession:
-        from aiagent.core.session import open_session
-
-        opened = open_session(self.settings, request)
+        opened = self.app.session(request)
         if self.current is not None:
             self.current.close(discard_if_empty=True)
         self.current = opened
@@ -47,10 +46,7 @@ class SessionLink:
         current = self.current
         if current is None:
             return
-        agent.conversation = current.conversation
-        agent.context = current.context
-        agent.usage = Usage()
-        current.attach(agent)
+        agent.use_session(current)
         if hasattr(policy, "session_id"):
             policy.session_id = current.info.id
             policy.store = current.approvals

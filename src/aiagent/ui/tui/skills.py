@@ -86,11 +86,11 @@ def _listing_runtime(app: InteractiveApp) -> SkillRuntime | None:
     runtime = runtime_of(app)
     if runtime is not None or app.settings is None:
         return runtime
-    from aiagent.skills.factory import create_runtime
+    from aiagent.app import Application
     from aiagent.skills.permissions import MemoryGrantStore
 
-    return create_runtime(app.settings, mode="interactive", store=MemoryGrantStore(),
-                          report=lambda message: None)
+    builder = Application(app.settings, interactive=True)
+    return builder.skill_runtime(store=MemoryGrantStore(), report=lambda message: None)
 
 
 async def show_skills(app: InteractiveApp, arg: str) -> None:

@@ -1,0 +1,268 @@
+"""The one set-up path: settings → provider, session, tools, skills, approval policy → Agent.
+
+Every front-end starts here and none re-assembles an agent: the headless run, the TUI,
+``aiagent sessions compact`` (and next the web and ACP servers)::
+
+    app = Application(settings, interactive=False, approve=("shell:npm test",))
+    started = app.start(SessionRequest(continue_latest=True), title=prompt)
+    async for event in started.agent.run(prompt): ...
+    started.close()
+
+A front-end that must stay up when a step fails (the TUI without an API key) calls the
+steps itself, in this order: :meth:`Application.session`, :meth:`Application.policy`,
+:meth:`Application.agent`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from aiagent.config import paths
+from aiagent.config.settings import ConfigError, Settings
+from aiagent.contracts.prompt import PromptFragment
+from aiagent.core.prompt import build_system_prompt, read_rules, rule_files
+
+if TYPE_CHECKING:
+    from aiagent.contracts.providers import Provider
+    from aiagent.core.loop import Agent
+    from aiagent.core.session import AgentSession, SessionRequest
+    from aiagent.permissions.policy import PermissionPolicy
+    from aiagent.skills.runtime import SkillRuntime
+    from aiagent.tools.base import ToolRegistry
+
+KEY_REQUIRED_HOSTS = {"anthropic": "api.anthropic.com", "openai": "api.openai.com"}
+
+
+@dataclass(slots=True)
+class Started:
+    """What :meth:`Application.start` returns: the agent and what it was built on."""
+
+    agent: Agent
+    session: AgentSession
+    policy: PermissionPolicy
+
+    def close(self) -> None:
+        self.session.close()
+
+
+class Application:
+    """Turns settings into a ready agent; one per front-end run."""
+
+    def __init__(self, settings: Settings, *, interactive: bool,
+                 approve: Iterable[str] = ()) -> None:
+        self.settings = settings
+        self.interactive = interactive
+        self.approve = tuple(approve)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, options: dict[str, Any] | None = None, *,
+                      interactive: bool = False) -> Application:
+        """From settings and the command-line options that are not settings (``--approve``)."""
+        return cls(settings, interactive=interactive,
+                   approve=tuple((options or {}).get("approve") or ()))
+
+    def start(self, request: SessionRequest, *, title: str = "") -> Started:
+        """Session, policy and agent in one step. Raises ConfigError or ProviderError (a
+        session opened before the failure is closed, and deleted if still empty)."""
+        allowed = self.pre_approved()
+        session = self.session(request, title=title)
+        try:
+            policy = self.policy(session, whitelist=allowed)
+            agent = self.agent(session, policy)
+        except BaseException:
+            session.close(discard_if_empty=True)
+            raise
+        return Started(agent, session, policy)
+
+    def pre_approved(self) -> list[str] | None:
+        """A headless run's ``--tools`` whitelist, expanded: those tools need no approval."""
+        whitelist = self.settings.agent.tools
+        if self.interactive or whitelist is None:
+            return None
+        from aiagent.tools.base import ToolRegistry
+
+        return expand_tool_names(whitelist, ToolRegistry(), "--tools")
+
+    def session(self, request: SessionRequest, *, title: str = "") -> AgentSession:
+        """A new stored session, the latest in this folder, or one by id."""
+        from aiagent.core.session import open_session
+
+        return open_session(self.settings, request, title=title)
+
+    def policy(self, session: AgentSession | None, *,
+               whitelist: list[str] | None = None) -> PermissionPolicy:
+        return make_policy(self.settings, session, interactive=self.interactive,
+                           approve=self.approve, whitelist=whitelist)
+
+    def provider(self, name: str | None = None) -> Provider:
+        return make_provider(self.settings, name)
+
+    def agent(self, session: AgentSession, policy: PermissionPolicy) -> Agent:
+        """The agent on ``session``, with tools, skills and sandbox settings."""
+        from aiagent.tools.base import ToolRegistry
+
+        agent = _new_agent(self.settings, self.provider(), ToolRegistry(), policy)
+        agent.use_session(session)
+        if self.settings.get("skills.enabled", True) is not False:
+            self._add_skills(agent)
+        return agent
+
+    def skill_runtime(self, **kwargs: Any) -> SkillRuntime:
+        """A skill runtime on its own (listing skills, running a workflow): no agent."""
+        from aiagent.skills.factory import create_runtime
+
+        kwargs.setdefault("mode", "interactive" if self.interactive else "headless")
+        return create_runtime(self.settings, **kwargs)
+
+    def _add_skills(self, agent: Agent) -> None:
+        from aiagent.skills.wiring import attach, provider_llm, warn
+
+        runtime = self.skill_runtime(llm=provider_llm(agent.provider, self.settings.model),
+                                     report=warn)
+        attach(runtime, agent, self.settings.agent.tools)
+
+
+def _new_agent(settings: Settings, provider: Provider, registry: ToolRegistry,
+               policy: PermissionPolicy) -> Agent:
+    from aiagent.core.loop import Agent, AgentConfig
+    from aiagent.core.redact import SecretMasker
+
+    config = AgentConfig(
+        model=settings.model,
+        max_turns=settings.agent.max_turns,
+        timeout=settings.agent.timeout or None,
+        max_tokens=settings.max_tokens,
+        temperature=settings.get(f"provider.{settings.provider_name}.temperature"),
+        tools=offered_tools(settings, registry),
+        tool_settings=tool_settings(settings),
+        tool_protocol=settings.agent.tool_protocol,
+    )
+    base = protocol_fragments(settings)
+    return Agent(
+        provider, registry, config,
+        system_prompt=system_prompt(settings, base),
+        build_prompt=lambda extra: system_prompt(settings, [*base, *extra]),
+        workspace=settings.workspace,
+        approval=policy,
+        redact=SecretMasker.from_env(settings.env),
+    )
+
+
+# ---- the pieces ------------------------------------------------------------------------
+
+
+def make_provider(settings: Settings, name: str | None = None) -> Provider:
+    """The provider ``name`` (default: the configured one); AuthError without a needed key."""
+    from aiagent.contracts.providers import AuthError
+    from aiagent.core.tokens import context_window
+    from aiagent.providers import create_provider
+
+    name = name or settings.provider_name
+    config = settings.provider_config(name)
+    config.context_window = context_window(settings.model, settings.get("context.windows") or {})
+    host = KEY_REQUIRED_HOSTS.get(name)
+    if not config.api_key and host and host in config.base_url:
+        raise AuthError(
+            f"no API key for {name}: set {config.api_key_env or 'the key'} "
+            f"(or choose another provider with --provider)"
+        )
+    return create_provider(name, config)
+
+
+def expand_tool_names(names: Iterable[str], registry: ToolRegistry, source: str) -> list[str]:
+    """Expand group names (``read``, ``search``, ...) and check every name is known."""
+    from aiagent.tools.profiles import expand_groups
+
+    expanded = expand_groups(list(names))
+    unknown = [n for n in expanded if n not in registry]
+    if unknown:
+        known = ", ".join(registry.names())
+        raise ConfigError(f"{source}: unknown tool {unknown[0]!r} (known: {known})")
+    return list(dict.fromkeys(expanded))
+
+
+def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
+    from aiagent.tools.profiles import profile_tools
+
+    agent = settings.agent
+    if agent.tools is not None:
+        return expand_tool_names(agent.tools, registry, "tools")
+    try:
+        names = profile_tools(agent.tool_profile)
+    except ValueError as exc:
+        raise ConfigError(f"agent.tool_profile: {exc}") from None
+    return [n for n in names if n in registry]
+
+
+def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) -> str:
+    workspace = settings.workspace
+    files = rule_files(workspace, paths.project_root(workspace), paths.config_dir(settings.env))
+    base = settings.agent.system_prompt
+    return build_system_prompt(workspace, rules=read_rules(files), fragments=fragments, base=base,
+                               protocol=settings.agent.tool_protocol)
+
+
+def protocol_fragments(settings: Settings) -> list[PromptFragment]:
+    """How to call tools, when the model has no native tool calls (``tool_protocol = "tags"``)."""
+    if settings.agent.tool_protocol != "tags":
+        return []
+    from importlib import resources
+
+    text = resources.files("aiagent.core").joinpath("prompts/shell_tags.md").read_text("utf-8")
+    return [PromptFragment("Running commands", text.strip())]
+
+
+def tool_settings(settings: Settings) -> dict[str, Any]:
+    """The ``[tools]`` table, plus ``sandbox``: whether and how shell commands are sandboxed."""
+    from aiagent import sandbox
+
+    table = dict(settings.get("tools", {}))
+    table["sandbox"] = sandbox.tool_settings(settings.get("sandbox", {}), settings.agent.approval_mode)
+    return table
+
+
+def make_policy(
+    settings: Settings,
+    session: AgentSession | None,
+    *,
+    interactive: bool,
+    approve: Iterable[str] = (),
+    whitelist: list[str] | None = None,
+) -> PermissionPolicy:
+    """The approval policy for this run: mode, saved grants, ``[permissions]`` rules,
+    ``--approve`` and (headless) the ``--tools`` whitelist as pre-approvals."""
+    from aiagent import sandbox
+    from aiagent.permissions.policy import PermissionPolicy, Rule, parse_rule
+
+    mode = settings.agent.approval_mode
+    perms = settings.get("permissions", {})
+    try:
+        rules: list[Rule] = [parse_rule(t, "allow", "[permissions] allow")
+                             for t in perms.get("allow", [])]
+        rules += [parse_rule(t, "deny", "[permissions] deny") for t in perms.get("deny", [])]
+        rules += [parse_rule(t, "allow", "--approve") for t in approve]
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    rules += [Rule(name, "", "allow", "--tools") for name in whitelist or []]
+    return PermissionPolicy(
+        _mode(mode),
+        session.approvals if session is not None else None,
+        workspace=settings.workspace,
+        project=paths.project_root(settings.workspace),
+        session_id=session.info.id if session is not None else "",
+        rules=rules,
+        interactive=interactive,
+        sandbox=sandbox.state(settings.get("sandbox", {})) if mode == "full-auto"  # type: ignore[arg-type]
+        else "unavailable",
+    )
+
+
+def _mode(value: str) -> Any:
+    from aiagent.permissions.policy import MODES
+
+    for mode in MODES:
+        if mode == value:
+            return mode
+    raise ConfigError(f"agent.approval_mode: unknown mode {value!r} (known: {', '.join(MODES)})")
