@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -44,11 +45,28 @@ def drive(shell: Shell, body: Callable[[Shell], Awaitable[Any]]) -> Any:
     return asyncio.run(main())
 
 
-def pids_in(path: Path) -> list[int]:
+def pids_in(path: Path, *, may_be_missing: bool = False) -> list[int]:
+    """The pids a test program wrote to ``path``. With ``may_be_missing``, none when it never
+    got that far (its tree was ended first): callers then also check :func:`running_in`."""
     deadline = time.monotonic() + 2
     while not path.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
+    if may_be_missing and not path.exists():
+        return []
     return [int(x) for x in path.read_text().split()]
+
+
+def running_in(folder: Path) -> list[int]:
+    """Processes whose working folder is ``folder`` (found through /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if Path(os.readlink(entry / "cwd")) == folder.resolve():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
 
 
 def alive(pids: list[int]) -> list[int]:
