@@ -205,13 +205,10 @@ def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) 
 
 
 def protocol_fragments(settings: Settings) -> list[PromptFragment]:
-    """How to call tools, when the model has no native tool calls (``tool_protocol = "tags"``)."""
-    if settings.agent.tool_protocol != "tags":
-        return []
-    from importlib import resources
+    """How to call tools with the configured protocol (the ``tags`` one explains ``<shell>``)."""
+    from aiagent.core.protocols import make_protocol
 
-    text = resources.files("aiagent.core").joinpath("prompts/shell_tags.md").read_text("utf-8")
-    return [PromptFragment("Running commands", text.strip())]
+    return make_protocol(settings.agent.tool_protocol, {}).prompt_fragments()
 
 
 def tool_settings(settings: Settings) -> dict[str, Any]:

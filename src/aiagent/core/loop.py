@@ -57,6 +57,7 @@ from aiagent.contracts.providers import (
 from aiagent.contracts.tools import Tool, ToolContext, ToolEffect, ToolError, ToolResult, effect_of
 from aiagent.core.context import ContextPolicy, PassThrough
 from aiagent.core.conversation import Conversation
+from aiagent.core.protocols import ToolProtocol, make_protocol
 from aiagent.tools.base import ToolRegistry, release_tool_state, validate_args
 
 EXIT_OK, EXIT_INTERNAL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 5, 4, 130
@@ -82,7 +83,8 @@ class AgentConfig:
     tools: Collection[str] | None = None  # names offered to the model; None = registry's all
     tool_settings: dict[str, Any] = field(default_factory=dict)
     allow_outside_workspace: bool = False
-    #: "native" tool calls, or "tags": the model writes <shell>…</shell> in its answer
+    #: a name from :mod:`aiagent.core.protocols`: "native" tool calls, or "tags" (the model
+    #: writes <shell>…</shell> in its answer)
     tool_protocol: str = "native"
 
 
@@ -135,7 +137,7 @@ class Agent:
         self._cancel = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
         self._started = False
-        self._tag_rounds = 0
+        self.protocol: ToolProtocol = make_protocol(config.tool_protocol, config.tool_settings)
 
     # ---- public ----------------------------------------------------------------------
 
@@ -244,7 +246,7 @@ class Agent:
 
     async def _work(self, user_input: str, emit: Callable[[AgentEvent], None]) -> None:
         turns, answer = 0, ""
-        self._tag_rounds = 0
+        self.protocol.begin_run()
         try:
             async with asyncio.timeout(self.config.timeout or None):
                 self.conversation.append(Message.user(user_input))
@@ -261,13 +263,11 @@ class Agent:
                     self.conversation.append(message)
                     emit(TurnEndEvent(turns, stop))
                     answer = message.text
-                    if message.tool_uses:
-                        await self._run_tools(message.tool_uses, emit)
-                    elif (follow_up := await self._tag_round(message.text, turns, emit)) is not None:
-                        self.conversation.append(follow_up)
-                    else:
+                    uses = self.protocol.calls(message, turns)
+                    if not uses:
                         answer = await self.hooks.after_response(message.text)
                         break
+                    await self._run_tools(uses, emit)
             emit(DoneEvent("completed", answer, turns, self.usage, EXIT_OK))
         except RunEnded as end:
             emit(DoneEvent(end.stop_reason, answer, turns, self.usage, end.exit_code))
@@ -301,7 +301,7 @@ class Agent:
             model=self.config.model,
             system=self.system_prompt,
             messages=self.conversation.messages,
-            tools=[] if self.config.tool_protocol == "tags" else self.tools.specs(self.config.tools),
+            tools=self.protocol.offered_tools(self.tools, self.config.tools),
             max_tokens=self.config.max_tokens,
             temperature=self.config.temperature,
         )
@@ -338,17 +338,20 @@ class Agent:
     async def _run_tools(
         self, uses: list[ToolUseBlock], emit: Callable[[AgentEvent], None]
     ) -> None:
-        """Run each call in order and append the results. If the run stops midway (cancel,
-        timeout), the calls not finished get a "not run" result, so the history stays
-        valid for the next request."""
-        results: list[Block] = []
+        """Run each call in order and append the results as the protocol words them. If
+        the run stops midway (cancel, timeout), the calls not finished get a "not run"
+        result, so the history stays valid for the next request."""
+        results: list[ToolResultBlock] = []
         try:
             for use in uses:
                 results.append(await self._call_tool(use, emit))
         finally:
+            finished = len(results) == len(uses)
             for use in uses[len(results) :]:
                 results.append(ToolResultBlock(use.id, STOPPED_RESULT, True))
-            self.conversation.append(Message("user", results))
+            reply = self.protocol.results_message(uses, results, finished)
+            if reply is not None:
+                self.conversation.append(reply)
 
     async def _call_tool(
         self, use: ToolUseBlock, emit: Callable[[AgentEvent], None]
@@ -360,29 +363,6 @@ class Agent:
         content = self.context.fit_result(use.id, result.content)
         emit(ToolResultEvent(use.id, use.name, content, result.is_error))
         return ToolResultBlock(use.id, content, result.is_error)
-
-    async def _tag_round(
-        self, text: str, turn: int, emit: Callable[[AgentEvent], None]
-    ) -> Message | None:
-        """With the tags protocol, run the answer's ``<shell>`` blocks as ``shell_command``
-        calls (same approval, hooks and events) and return the results as a new message.
-        The assistant message itself stays verbatim."""
-        if self.config.tool_protocol != "tags":
-            return None
-        from aiagent.tools.shell.tags import cap, extract_commands
-
-        tags = self.config.tool_settings.get("tags", {})
-        commands = extract_commands(text)
-        if not commands or self._tag_rounds >= int(tags.get("max_rounds", 10)):
-            return None
-        self._tag_rounds += 1
-        limit = int(tags.get("max_result_chars", 2000))
-        parts = []
-        for index, command in enumerate(commands):
-            use = ToolUseBlock(f"shell-tag-{turn}-{index}", "shell_command", {"command": command})
-            result = await self._call_tool(use, emit)
-            parts.append(f"$ {command}\n{cap(result.content, limit)}")
-        return Message.user("\n\n".join(parts))
 
     async def _tool_result(
         self, call: ToolCall, use: ToolUseBlock, emit: Callable[[AgentEvent], None]

@@ -13,18 +13,15 @@ from importlib import resources
 from pathlib import Path
 
 from aiagent.contracts.prompt import PromptFragment
+from aiagent.core.protocols import make_protocol
 
 RULE_FILES = ("AGENT.md", "AGENTS.md")
 MAX_RULES_BYTES = 64 * 1024
-BASE_PROMPTS = {"native": "prompts/system.md", "tags": "prompts/system_tags.md"}
-#: Fragments that tell the model to call a tool; with the tags protocol the model has no
-#: tools to call, so they are left out (the skills index asks for ``activate_skill``).
-TOOL_FRAGMENTS = frozenset({"Skills"})
 
 
 def base_prompt(workspace: Path, protocol: str = "native") -> str:
-    """The base instructions for a tool protocol: ``native`` tool calls or ``tags``."""
-    path = BASE_PROMPTS.get(protocol, BASE_PROMPTS["native"])
+    """The base instructions for a tool protocol (:mod:`aiagent.core.protocols`)."""
+    path = make_protocol(protocol, {}).base_prompt
     template = resources.files("aiagent.core").joinpath(path).read_text("utf-8")
     return template.format(workspace=workspace, platform=sys.platform).strip()
 
@@ -68,11 +65,11 @@ def build_system_prompt(
     base: str | None = None,
     protocol: str = "native",
 ) -> str:
-    """With ``protocol="tags"`` the prompt names no tool: the tags base text, and no
-    fragment that asks for a tool call."""
+    """The protocol's base text, and only the fragments it can follow (with ``tags`` the
+    prompt names no tool: the skills index, which asks for ``activate_skill``, is left out)."""
     parts = [base if base is not None else base_prompt(workspace, protocol)]
-    if protocol == "tags":
-        fragments = [f for f in fragments if f.title not in TOOL_FRAGMENTS]
+    hidden = make_protocol(protocol, {}).hidden_fragments
+    fragments = [f for f in fragments if f.title not in hidden]
     rules = list(rules)
     if rules:
         parts.append("# Project rules\nFollow these instructions from the project and user.")
