@@ -3,6 +3,7 @@ started outside the sandbox, a loopback TCP server and an abstract Unix socket."
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -29,11 +30,9 @@ def outsider() -> Iterator[subprocess.Popen[bytes]]:
     proc.wait()
 
 
-@pytest.fixture
-def server() -> Iterator[int]:
-    """A TCP server on loopback that answers every connection with ``pong``."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
+@contextlib.contextmanager
+def _pong(listener: socket.socket) -> Iterator[None]:
+    """Answer every connection to ``listener`` with ``pong`` until the block ends."""
     listener.listen(8)
     listener.settimeout(0.2)
     stop = threading.Event()
@@ -49,10 +48,21 @@ def server() -> Iterator[int]:
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    yield listener.getsockname()[1]
-    stop.set()
-    thread.join(2)
-    listener.close()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(2)
+        listener.close()
+
+
+@pytest.fixture
+def server() -> Iterator[int]:
+    """A TCP server on loopback that answers every connection with ``pong``."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    with _pong(listener):
+        yield listener.getsockname()[1]
 
 
 @pytest.fixture
@@ -61,22 +71,5 @@ def abstract_socket() -> Iterator[str]:
     name = f"aiagent-test-{os.getpid()}-{threading.get_ident()}"
     listener = socket.socket(socket.AF_UNIX)
     listener.bind("\0" + name)
-    listener.listen(8)
-    listener.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn = listener.accept()[0]
-            except OSError:
-                continue
-            conn.sendall(b"pong")
-            conn.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield name
-    stop.set()
-    thread.join(2)
-    listener.close()
+    with _pong(listener):
+        yield name
