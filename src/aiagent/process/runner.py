@@ -29,7 +29,7 @@ import subprocess
 import termios
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -370,8 +370,18 @@ def _spawn_supervised(
     stdin: int | None = None,
 ) -> Running:
     child, ours = _child_stdio(tty, merge_stderr, stdin)
-    try:
+    with _handing_over(child, ours):
         proc = spawn_supervised(argv, cwd=cwd, env=env, stdio=child, tty=tty, grace=grace)
+    return _reading(Running(proc=proc, tag=env[TAG_VARIABLE], capture=capture, argv=argv,
+                            on_output=on_output), ours, tty)
+
+
+@contextlib.contextmanager
+def _handing_over(child: tuple[int, ...], ours: list[int]) -> Iterator[None]:
+    """Around starting a child: its ends of the pipes are closed here whatever happens (it
+    has its own copies), ours only when the start fails (else the readers own them)."""
+    try:
+        yield
     except BaseException:
         for fd in ours:
             os.close(fd)
@@ -379,8 +389,6 @@ def _spawn_supervised(
     finally:
         for fd in set(child):
             os.close(fd)
-    return _reading(Running(proc=proc, tag=env[TAG_VARIABLE], capture=capture, argv=argv,
-                            on_output=on_output), ours, tty)
 
 
 def _reading(running: Running, ours: list[int], tty: bool) -> Running:
@@ -433,17 +441,10 @@ def _spawn_direct(
     def make_controlling_tty() -> None:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-    try:
+    with _handing_over(child, ours):
         popen = subprocess.Popen(
             argv, cwd=cwd, env=env, stdin=child[0], stdout=child[1], stderr=child[2],
             start_new_session=True, preexec_fn=make_controlling_tty if tty else None,
         )
-    except BaseException:
-        for fd in ours:
-            os.close(fd)
-        raise
-    finally:
-        for fd in set(child):
-            os.close(fd)
     return _reading(Running(proc=DirectProcess(popen), tag=env[TAG_VARIABLE], capture=capture,
                             argv=argv, on_output=on_output), ours, tty)
