@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aiagent.security.discovery import SourceFile
-from aiagent.security.languages import classify
+from aiagent.syntax.languages import classify
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pathspec
 
-from aiagent.security.languages import BINARY_EXTENSIONS, classify
+from aiagent.syntax.languages import BINARY_EXTENSIONS, classify
 
 VENDORED_DIRS = frozenset(
     {"node_modules", "vendor", "third_party", "bower_components", "Pods", "Carthage",

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from aiagent.security.config import SecurityConfig
 from aiagent.security.finding import Finding, Location
-from aiagent.security.languages import classify
 from aiagent.security.scanners.secrets import SecretsScanner
+from aiagent.syntax.languages import classify
 
 MAX_OUTPUT = 512 * 1024 * 1024
 

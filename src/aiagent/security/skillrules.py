@@ -139,7 +139,7 @@ def check_runnable(rule: SastRule) -> None:
     """Compile tree-sitter queries now, so a bad one stops the audit before it starts
     (for skill rules and `.security.yaml` custom rules alike)."""
     from aiagent.security.scanners.sast_query import compile_rule
-    from aiagent.security.treesitter import GRAMMARS, available
+    from aiagent.syntax.treesitter import GRAMMARS, available
 
     if rule.kind == "regex" and rule.regex is None:
         raise SecurityConfigError(rule.source, f"{rule.id}.pattern.match", "required for type regex")

@@ -19,7 +19,7 @@ from aiagent.security.scanners.sast_query import (
 )
 from aiagent.security.scanners.sast_rules import SastRule, parse_rule
 from aiagent.security.textpos import line_at
-from aiagent.security.treesitter import GRAMMARS, available, parse
+from aiagent.syntax.treesitter import GRAMMARS, available, parse
 
 PACK_FOLDER = "sast"
 

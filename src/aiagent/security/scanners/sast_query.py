@@ -12,7 +12,7 @@ from typing import Any
 
 from aiagent.security.errors import SecurityConfigError
 from aiagent.security.scanners.sast_rules import SastRule
-from aiagent.security.treesitter import get_language
+from aiagent.syntax.treesitter import get_language
 
 FUNCTION_TYPES = frozenset({
     "function_definition", "function_declaration", "method_definition", "method_declaration",
