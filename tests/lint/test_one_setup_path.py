@@ -29,6 +29,7 @@ REQUEST_MAKERS = {
     "core/loop.py": "Agent.request(): system prompt + history + offered tools",
     "core/compaction.py": "the one-shot summary request of a compaction",
     "skills/wiring.py": "a skill's llm_complete, a one-shot prompt",
+    "providers/structured.py": "one-shot JSON-schema answers (security analyzers, pipelines)",
 }
 #: methods that change a collection in place
 MUTATORS = {"append", "insert", "extend", "remove", "register", "unregister", "clear",
