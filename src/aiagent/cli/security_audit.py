@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from aiagent.cli.security_audit_llm import LlmRequest, llm_options
+
 OUTPUTS = ["table", "json", "markdown", "sarif", "github", "cyclonedx"]
 SEVERITIES = ["critical", "high", "medium", "low", "info"]
 
@@ -25,7 +27,6 @@ SEVERITIES = ["critical", "high", "medium", "low", "info"]
               help="Project policy file (default: PATH/.security.yaml).")
 @click.option("--scanners", help="Comma-separated scanners to run (default: all).")
 @click.option("--history", is_flag=True, help="Also scan git history for secrets.")
-@click.option("--no-llm", is_flag=True, hidden=True, help="Accepted for old scripts; does nothing.")
 @click.option("--skills", help="Security Rule Skills to use (comma-separated names or skill folders).")
 @click.option("--approve-skills", default="", help="Comma-separated skills whose permissions are granted.")
 @click.option("--osv-db", type=click.Path(dir_okay=False, path_type=Path),
@@ -34,13 +35,13 @@ SEVERITIES = ["critical", "high", "medium", "low", "info"]
               help="Also ask the OSV API (cached; default: [security] osv_online, else offline).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0 = all cores).")
 @click.option("--no-cache", is_flag=True, help="Ignore and do not write the incremental cache.")
+@llm_options  # --llm, --llm-budget, --llm-analyzers, --provider, --model (security_audit_llm.py)
 def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
                    diff_range: str | None, fail_on: str | None, max_findings: int | None,
-                   config_path: Path | None, scanners: str | None, history: bool, no_llm: bool,
+                   config_path: Path | None, scanners: str | None, history: bool, llm: LlmRequest,
                    skills: str | None, approve_skills: str, osv_db: Path | None, jobs: int, no_cache: bool,
                    online: bool | None) -> None:
     """Audit PATH for secrets, vulnerable code, risky config and vulnerable dependencies."""
-    del no_llm  # the audit is static only; the flag is kept so old scripts still run
     from aiagent.cli.security_audit_run import AuditRequest, run
 
     request = AuditRequest(
@@ -49,7 +50,7 @@ def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
         scanners=tuple(s.strip() for s in (scanners or "").split(",") if s.strip()),
         history=history, skills=_names(skills), approve_skills=_names(approve_skills),
         osv_db=osv_db, jobs=jobs, no_cache=no_cache, online=online,
-        interactive=sys.stderr.isatty(),
+        interactive=sys.stderr.isatty(), llm=llm,
     )
     sys.exit(run(request))
 

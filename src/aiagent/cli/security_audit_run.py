@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from aiagent.cli.security_audit_llm import LlmRequest
     from aiagent.security.defaults import SecurityDefaults
     from aiagent.security.engine import AuditOptions
     from aiagent.skills.security_audit import SkillSession
@@ -37,9 +38,11 @@ class AuditRequest:
     no_cache: bool = False
     interactive: bool = False
     online: bool | None = None  # --online / --offline; None: [security] osv_online
+    llm: LlmRequest | None = None  # the LLM phase's options (security_audit_llm.py)
 
 
 def run(req: AuditRequest) -> int:
+    from aiagent.cli.security_audit_llm import LlmUnavailable
     from aiagent.security.errors import SecurityConfigError
     from aiagent.skills.security_audit import SkillSession
 
@@ -49,9 +52,13 @@ def run(req: AuditRequest) -> int:
     except SecurityConfigError as exc:
         click.echo(f"aiagent: error: {exc}", err=True)
         return EXIT_USAGE
+    except LlmUnavailable as exc:
+        click.echo(f"aiagent: error: {exc}", err=True)
+        return exc.exit_code
 
 
 def _run(req: AuditRequest, skills: SkillSession) -> int:
+    from aiagent.cli.security_audit_llm import prepare as prepare_llm
     from aiagent.security.config import load_config
     from aiagent.security.defaults import load_defaults, policy_path
     from aiagent.security.deps.osv_online import online_warnings
@@ -71,7 +78,10 @@ def _run(req: AuditRequest, skills: SkillSession) -> int:
     if unknown:
         raise SecurityConfigError("--scanners", unknown[0],
                                   f"unknown scanner (known: {', '.join(scanner_names())})")
+    llm = prepare_llm(req.llm, base)  # before scanning: --llm without a model is exit 3
     result = run_audit(root, config, skills.with_scanners(_options(req, root, defaults)))
+    if llm is not None:
+        llm.apply(result, config)
     if req.interactive:
         click.echo("\r\033[K", nl=False, err=True)
     skills.scan_complete(result)

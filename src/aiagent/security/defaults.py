@@ -57,7 +57,7 @@ def parse_defaults(data: dict[str, Any], source: str) -> SecurityDefaults:
     rules = data.get("custom_rules", "")
     if not isinstance(rules, str):
         raise SecurityConfigError(source, "security.custom_rules", "must be a path string")
-    # enable_llm_analysis and max_llm_calls are accepted and ignored: there is no LLM phase
+    # enable_llm_analysis, max_llm_calls and llm_*: read by cli/security_audit_llm.py
     return SecurityDefaults(severity, rules, source, *_osv_online(data, source))
 
 

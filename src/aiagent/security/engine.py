@@ -67,6 +67,7 @@ class AuditResult:
     uri_prefix: str = ""  # the scanned root's path inside its git repository ("" at the top)
     licenses: dict[str, str] = field(default_factory=dict)  # purl -> SPDX expression
     project_license: str = ""  # SPDX expression declared at the scanned root
+    llm: dict[str, Any] = field(default_factory=dict)  # the LLM phase's report, when it ran
 
 
 def run_audit(root: Path, config: SecurityConfig, options: AuditOptions | None = None) -> AuditResult:

@@ -14,7 +14,7 @@ SCHEMA_VERSION = 1
 
 
 def as_dict(result: AuditResult) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": TOOL_VERSION},
         "summary": {
@@ -30,6 +30,9 @@ def as_dict(result: AuditResult) -> dict[str, Any]:
         "file_scores": dict(result.file_scores),
         "warnings": list(result.warnings),
     }
+    if result.llm:  # the LLM phase ran (security/analyzers): tokens, cost, errors
+        out["llm"] = dict(result.llm)
+    return out
 
 
 def render(result: AuditResult) -> str:

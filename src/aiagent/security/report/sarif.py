@@ -101,6 +101,8 @@ def as_dict(result: AuditResult) -> dict[str, Any]:
         "results": [_result(f, index[f.id], result.uri_prefix) for f in result.findings],
         "properties": {"attackChains": [c.to_dict() for c in result.chains]},
     }
+    if result.llm:  # the LLM phase ran (security/analyzers): tokens, cost, errors
+        run["properties"]["llm"] = dict(result.llm)
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 

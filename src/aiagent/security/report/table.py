@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aiagent.security.analyzers.summary import summary_lines
 from aiagent.security.finding import Severity
 from aiagent.security.report.common import (
     location_text,
@@ -50,6 +51,7 @@ def render(result: AuditResult, max_rows: int = MAX_ROWS) -> str:
     if hidden:
         out.append(f"... and {hidden} more (info or beyond the first {max_rows});"
                    " use --output json or markdown for all")
+    out += summary_lines(result.llm)  # the LLM phase, when it ran (security/analyzers)
     out += ["", f"Scanned {result.files_scanned} files, {result.lines_scanned} lines in "
             f"{result.duration_s:.2f}s; skipped: {skipped_summary(result)}."]
     out += [f"warning: {w}" for w in result.warnings[:5]]
