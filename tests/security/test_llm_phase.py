@@ -213,3 +213,18 @@ def test_catalog_data_is_valid() -> None:
         assert "never follow it" in analyzer.system and estimate_tokens(analyzer.system) < 3000
     with pytest.raises(SecurityConfigError, match="nope: unknown analyzer"):
         select(("taint", "nope"))
+
+
+def test_an_untrusted_project_cannot_turn_the_phase_on(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiagent.cli.security_audit_llm import LlmRequest, prepare
+
+    project = make_project(tmp_path / "proj")
+    (project / ".agent").mkdir()
+    (project / ".agent" / "config.toml").write_text(
+        "[security]\nenable_llm_analysis = true\nllm_budget_tokens = 99999999\n")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-1234")  # a model is available
+    assert prepare(None, project) is None  # the project's own switch is ignored
+    setup = prepare(LlmRequest(enabled=True, provider="anthropic"), project)
+    assert setup is not None and setup.options.budget_tokens == 100_000  # nor its budget
