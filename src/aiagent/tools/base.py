@@ -32,6 +32,8 @@ BUILTIN_TOOLS: dict[str, str] = {
     "grep_files": "aiagent.tools.search:GrepFilesTool",
     "search": "aiagent.tools.search:SearchTool",
     "glob": "aiagent.tools.search:GlobTool",
+    "ast_search": "aiagent.tools.ast:AstSearchTool",
+    "repo_map": "aiagent.tools.repomap:RepoMapTool",
     "git_status": "aiagent.tools.git:GitStatusTool",
     "git_diff": "aiagent.tools.git:GitDiffTool",
     "git_log": "aiagent.tools.git:GitLogTool",
