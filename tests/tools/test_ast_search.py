@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.tools.tool_harness import Harness
 
 from aiagent.tools.ast import KINDS, compiled, matches_in, shortcuts
-from tests.tools.tool_harness import Harness
 
 #: One sample per grammar with a function `foo`, a class `A` deriving `B`, and a call of `bar`.
 SAMPLES = {
