@@ -261,6 +261,8 @@ def tool_settings(settings: Settings) -> dict[str, Any]:
 
     table = dict(settings.get("tools", {}))
     table["sandbox"] = sandbox.tool_settings(settings.get("sandbox", {}), settings.agent.approval_mode)
+    # language servers that run the project's own code start only in a trusted folder
+    table["lsp"] = {**table.get("lsp", {}), "trusted": bool(settings.trust and settings.trust.trusted)}
     return table
 
 
