@@ -27,6 +27,7 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
         HOME=str(home),
         XDG_CONFIG_HOME=str(home / ".config"),
         XDG_DATA_HOME=str(home / ".local" / "share"),
+        XDG_CACHE_HOME=str(home / ".cache"),
         NO_COLOR="1",
     )
     return env

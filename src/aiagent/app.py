@@ -25,6 +25,7 @@ from aiagent.contracts.prompt import PromptFragment
 from aiagent.core.prompt import build_system_prompt, read_rules, rule_files
 
 if TYPE_CHECKING:
+    from aiagent.contracts.hooks import Hooks
     from aiagent.contracts.providers import Provider
     from aiagent.core.loop import Agent
     from aiagent.core.session import AgentSession, SessionRequest
@@ -139,15 +140,58 @@ def _new_agent(settings: Settings, provider: Provider, registry: ToolRegistry,
         tool_settings=tool_settings(settings),
         tool_protocol=settings.agent.tool_protocol,
     )
-    base = protocol_fragments(settings)
-    return Agent(
+    prompt = PromptParts(settings, protocol_fragments(settings), repo_map_prompt(settings))
+    agent = Agent(
         provider, registry, config,
-        system_prompt=system_prompt(settings, base),
-        build_prompt=lambda extra: system_prompt(settings, [*base, *extra]),
+        system_prompt=prompt.build(()),
+        build_prompt=prompt.build,
         workspace=settings.workspace,
         approval=policy,
         redact=SecretMasker.from_env(settings.env),
     )
+    if prompt.repo_map is not None:
+        agent.add_hooks(prompt.repo_map_hooks(agent))
+    return agent
+
+
+class PromptParts:
+    """The system prompt's parts: the protocol's fragments, the repository map (re-centred
+    on the files each user message names) and the fragments of active skills."""
+
+    def __init__(self, settings: Settings, base: list[PromptFragment], repo_map: Any) -> None:
+        self.settings, self.base, self.repo_map = settings, base, repo_map
+        self.extra: list[PromptFragment] = []
+
+    def build(self, extra: Iterable[PromptFragment]) -> str:
+        self.extra = list(extra)
+        mapped = self.repo_map.fragments if self.repo_map is not None else []
+        return system_prompt(self.settings, [*self.base, *mapped, *self.extra])
+
+    def repo_map_hooks(self, agent: Agent) -> Hooks:
+        import asyncio
+
+        from aiagent.contracts.hooks import Hooks
+
+        async def refresh(text: str) -> None:
+            if await asyncio.to_thread(self.repo_map.refresh, text):
+                agent.use_prompt_fragments(self.extra)
+
+        async def start(messages: list[Any]) -> None:
+            await refresh("\n".join(m.text for m in messages if m.role == "user"))
+
+        return Hooks(on_conversation_start=[start], on_user_turn=[refresh])
+
+
+def repo_map_prompt(settings: Settings) -> Any:
+    """The repository map of ``[tools.repo_map]``, or None when it is off."""
+    table = settings.get("tools.repo_map") or {}
+    mode = table.get("mode", "auto")
+    if mode == "off":
+        return None
+    from aiagent.tools.repomap import RepoMapPrompt
+
+    return RepoMapPrompt(settings.workspace, mode=mode, tokens=int(table.get("tokens", 1024)),
+                         min_files=int(table.get("min_files", 50)), env=settings.env)
 
 
 # ---- the pieces ------------------------------------------------------------------------
@@ -217,6 +261,8 @@ def tool_settings(settings: Settings) -> dict[str, Any]:
 
     table = dict(settings.get("tools", {}))
     table["sandbox"] = sandbox.tool_settings(settings.get("sandbox", {}), settings.agent.approval_mode)
+    # language servers that run the project's own code start only in a trusted folder
+    table["lsp"] = {**table.get("lsp", {}), "trusted": bool(settings.trust and settings.trust.trusted)}
     return table
 
 

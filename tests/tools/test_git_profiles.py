@@ -59,7 +59,7 @@ def test_profiles_name_registered_tools() -> None:
     with pytest.raises(ValueError):
         profile_tools("nope")
     assert expand_groups(["read", "search", "git_log", "read_file"]) == [
-        "read_file", "list_dir", "search", "glob", "grep_files", "git_log",
+        "read_file", "list_dir", "search", "glob", "grep_files", "ast_search", "git_log",
     ]
     assert set(expand_groups(["readonly"])) == set(PROFILES["readonly"])
 

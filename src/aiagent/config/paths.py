@@ -22,6 +22,11 @@ def data_dir(env: Mapping[str, str] | None = None) -> Path:
     return _xdg(os.environ if env is None else env, "XDG_DATA_HOME", ".local/share") / "aiagent"
 
 
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/aiagent`` (default ``~/.cache/aiagent``): safe to delete."""
+    return _xdg(os.environ if env is None else env, "XDG_CACHE_HOME", ".cache") / "aiagent"
+
+
 def user_config_file(env: Mapping[str, str] | None = None) -> Path:
     return config_dir(env) / "config.toml"
 

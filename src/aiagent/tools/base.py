@@ -32,6 +32,13 @@ BUILTIN_TOOLS: dict[str, str] = {
     "grep_files": "aiagent.tools.search:GrepFilesTool",
     "search": "aiagent.tools.search:SearchTool",
     "glob": "aiagent.tools.search:GlobTool",
+    "ast_search": "aiagent.tools.ast:AstSearchTool",
+    "repo_map": "aiagent.tools.repomap:RepoMapTool",
+    "lsp_definition": "aiagent.tools.lsp.tools:LspDefinitionTool",
+    "lsp_references": "aiagent.tools.lsp.tools:LspReferencesTool",
+    "lsp_hover": "aiagent.tools.lsp.tools:LspHoverTool",
+    "lsp_diagnostics": "aiagent.tools.lsp.tools:LspDiagnosticsTool",
+    "lsp_symbols": "aiagent.tools.lsp.tools:LspSymbolsTool",
     "git_status": "aiagent.tools.git:GitStatusTool",
     "git_diff": "aiagent.tools.git:GitDiffTool",
     "git_log": "aiagent.tools.git:GitLogTool",
@@ -89,6 +96,10 @@ async def release_tool_state(state: dict[str, Any]) -> None:
         from aiagent.tools.shell import shutdown
 
         await shutdown(state)
+    if "aiagent.tools.lsp.manager" in sys.modules:
+        from aiagent.tools.lsp.manager import shutdown as stop_servers
+
+        await stop_servers(state)
 
 
 def validate_args(tool: Tool, args: dict[str, Any]) -> str | None:

@@ -6,10 +6,10 @@ profile``, default ``default``):
 ``codex``     Codex CLI's own set: shell, shell_command, exec_command, write_stdin,
               read_file, list_dir, grep_files, apply_patch.
 ``default``   one tool per job: shell_command (with background jobs), read_file,
-              list_dir, search, glob, edit, write_file, apply_patch, the job tools and
+              list_dir, search, glob, ast_search, edit, write_file, apply_patch, the job tools and
               the git tools.
 ``readonly``  looks but never changes anything: read_file, list_dir, grep_files, search,
-              glob, git_status, git_diff, git_log.
+              glob, ast_search, git_status, git_diff, git_log.
 ``all``       every built-in tool.
 
 Groups name several tools at once where a list of tools is accepted (``--tools``):
@@ -36,12 +36,12 @@ PROFILES: dict[str, tuple[str, ...]] = {
     ),
     "default": (
         "shell_command", "job_list", "job_output", "job_kill",
-        "read_file", "list_dir", "search", "glob",
+        "read_file", "list_dir", "search", "glob", "ast_search",
         "edit", "write_file", "apply_patch",
         "git_status", "git_diff", "git_log", "git_commit", "git_branch",
     ),
     "readonly": (
-        "read_file", "list_dir", "grep_files", "search", "glob",
+        "read_file", "list_dir", "grep_files", "search", "glob", "ast_search",
         "git_status", "git_diff", "git_log",
     ),
 }
@@ -65,7 +65,7 @@ def profile_tools(name: str) -> list[str]:
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "read": ("read_file", "list_dir"),
-    "search": ("search", "glob", "grep_files"),
+    "search": ("search", "glob", "grep_files", "ast_search"),
     "edit": ("edit", "write_file", "apply_patch"),
     "shell": ("shell_command", "job_list", "job_output", "job_kill"),
     "exec": ("exec_command", "write_stdin"),

@@ -31,6 +31,10 @@ class BuiltinTool:
         except ToolError as err:
             out = ToolResult(str(err), is_error=True)
         result = out if isinstance(out, ToolResult) else ToolResult(out)
+        if self.effect.writes and not result.is_error and _lsp_on(ctx):
+            from aiagent.tools.lsp.tools import diagnose_written
+
+            result = await diagnose_written(ctx, self.effect.paths(args), result)
         if ctx.notes:
             result.content = "\n".join([result.content, *ctx.notes]) if result.content \
                 else "\n".join(ctx.notes)
@@ -38,6 +42,11 @@ class BuiltinTool:
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str | ToolResult:
         raise NotImplementedError
+
+
+def _lsp_on(ctx: ToolContext) -> bool:
+    lsp = ctx.settings.get("lsp")
+    return isinstance(lsp, dict) and bool(lsp.get("enabled")) and bool(lsp.get("diagnostics_after_edit"))
 
 
 async def in_thread(func: Callable[..., T], *args: Any) -> T:

@@ -18,15 +18,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aiagent.sandbox.bubblewrap import runtime_paths
-from aiagent.skills.backends.base import BackendError, Registered, registrations
-from aiagent.skills.backends.rpc import (
+from aiagent.process.jsonrpc import (
     PeerDied,
     PeerTimeout,
     RpcError,
     RpcPeer,
     spawn_peer,
 )
+from aiagent.sandbox.bubblewrap import runtime_paths
+from aiagent.skills.backends.base import BackendError, Registered, registrations
 from aiagent.skills.host import HostError, SkillHost, limited_env
 from aiagent.skills.permissions import PermissionDenied, base_permission
 

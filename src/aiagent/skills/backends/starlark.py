@@ -17,14 +17,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from aiagent.skills.backends.base import BackendError, Registered, registrations
-from aiagent.skills.backends.rpc import (
+from aiagent.process.jsonrpc import (
     PeerDied,
     PeerTimeout,
     RpcError,
     RpcPeer,
     spawn_peer,
 )
+from aiagent.skills.backends.base import BackendError, Registered, registrations
 from aiagent.skills.host import HostError, SkillHost
 from aiagent.skills.manifest import Manifest
 from aiagent.skills.permissions import Limits, PermissionDenied

@@ -1,4 +1,7 @@
-"""JSON-RPC 2.0 over a child's stdin/stdout, one JSON object per line, both directions.
+"""JSON-RPC 2.0 over a child's stdin/stdout, both directions.
+
+Two framings: one JSON object per line (process skills, Starlark workers) or, with
+``framing="headers"``, the ``Content-Length`` headers of the Language Server Protocol.
 
 The parent sends requests (``initialize``, ``tool/call``…); the child may send requests back
 (``host/read_file``…) which :class:`RpcPeer` answers with ``handler`` while the parent's own
@@ -19,11 +22,13 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from aiagent.process.capture import Capture
 from aiagent.process.runner import Limits, Running, new_tag, spawn
 from aiagent.process.tree import TAG_VARIABLE
+
+Framing = Literal["lines", "headers"]
 
 MAX_LINE = 16 * 1024 * 1024
 STDERR_KEEP = 4000
@@ -60,16 +65,45 @@ class _Inbox:
             self.stderr_tail = (self.stderr_tail + data.decode("utf-8", "replace"))[-STDERR_KEEP:]
             return
         self.partial += data
-        while (end := self.partial.find(b"\n")) >= 0:
-            self.lines.put_nowait(bytes(self.partial[: end + 1]))
-            del self.partial[: end + 1]
-        if len(self.partial) > MAX_LINE:  # an over-long line: the peer is broken
+        self._cut()
+        if len(self.partial) > MAX_LINE:  # an over-long message: the peer is broken
             self.partial.clear()
             self.lines.put_nowait(None)
 
+    def _cut(self) -> None:
+        while (end := self.partial.find(b"\n")) >= 0:
+            self.lines.put_nowait(bytes(self.partial[: end + 1]))
+            del self.partial[: end + 1]
+
+
+class _HeaderInbox(_Inbox):
+    """``Content-Length: N`` headers, a blank line, then N bytes of JSON (LSP framing)."""
+
+    def _cut(self) -> None:
+        while (end := self.partial.find(b"\r\n\r\n")) >= 0:
+            length = _content_length(bytes(self.partial[:end]))
+            if length is None or length > MAX_LINE:
+                self.partial.clear()
+                self.lines.put_nowait(None)  # garbage where a header belongs: broken peer
+                return
+            if len(self.partial) < end + 4 + length:
+                return
+            self.lines.put_nowait(bytes(self.partial[end + 4:end + 4 + length]))
+            del self.partial[:end + 4 + length]
+
+
+def _content_length(header: bytes) -> int | None:
+    for line in header.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length" and value.strip().isdigit():
+            return int(value.strip())
+    return None
+
 
 class RpcPeer:
-    def __init__(self, running: Running, inbox: _Inbox, handler: Handler) -> None:
+    def __init__(self, running: Running, inbox: _Inbox, handler: Handler,
+                 framing: Framing = "lines") -> None:
+        self.framing = framing
         self.running = running
         self.inbox = inbox
         self.handler = handler
@@ -96,8 +130,11 @@ class RpcPeer:
         stdin = self.running.stdin
         if self.closed or stdin is None or stdin.is_closing():
             raise PeerDied("the process has exited")
-        data = json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False, default=str)
-        stdin.write(data.encode() + b"\n")
+        data = json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False, default=str).encode()
+        if self.framing == "headers":
+            stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+        else:
+            stdin.write(data + b"\n")
 
     async def request(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
         """Send a request and wait for its answer; host time does not count to ``timeout``."""
@@ -120,7 +157,7 @@ class RpcPeer:
             if self.running.stdin is not None:
                 await self.running.stdin.drain()
         except (ConnectionError, RuntimeError):
-            raise PeerDied(self._death_note()) from None
+            raise PeerDied(self.death_note()) from None
 
     async def _wait(self, future: asyncio.Future[Any], timeout: float | None) -> Any:
         if timeout is None:
@@ -147,7 +184,7 @@ class RpcPeer:
             await self.running.wait_exit(0.5)
             for future in self._pending.values():
                 if not future.done():
-                    future.set_exception(PeerDied(self._death_note()))
+                    future.set_exception(PeerDied(self.death_note()))
 
     async def _watch_stdout(self) -> None:
         """End of the child's stdout (it exited or closed it) ends the conversation."""
@@ -155,7 +192,7 @@ class RpcPeer:
             await asyncio.wait(self.running.readers[:1])
         self.inbox.lines.put_nowait(None)
 
-    def _death_note(self) -> str:
+    def death_note(self) -> str:
         code = self.running.proc.returncode
         lines = [ln for ln in self.stderr_tail.strip().splitlines() if ln.strip()]
         last = f": {lines[-1][:300]}" if lines else ""
@@ -228,8 +265,9 @@ class RpcPeer:
         await self.close(grace=0.5)
 
 
-async def spawn_peer(argv: list[str], *, cwd: str, env: dict[str, str], handler: Handler) -> RpcPeer:
-    inbox = _Inbox()
+async def spawn_peer(argv: list[str], *, cwd: str, env: dict[str, str], handler: Handler,
+                     framing: Framing = "lines") -> RpcPeer:
+    inbox = _HeaderInbox() if framing == "headers" else _Inbox()
     running = await spawn(argv, cwd=Path(cwd), env={**env, TAG_VARIABLE: new_tag()},
                           capture=Capture(None, 0, 0, 0), stdin_pipe=True, on_data=inbox.feed)
-    return RpcPeer(running, inbox, handler)
+    return RpcPeer(running, inbox, handler, framing)
