@@ -105,10 +105,10 @@ def _hunk(h: Any) -> Hunk:
 def _note(pf: Any, change: FileChange) -> str:
     r = rules()
     path = change.path
-    if getattr(pf, "is_binary_file", False):
-        return "binary file"
     if change.status == "deleted":
         return "deleted"
+    if getattr(pf, "is_binary_file", False):
+        return "binary file"
     if getattr(pf, "is_submodule", False) or any(
             body.startswith("Subproject commit") for h in change.hunks for _, _, _, body in h.lines):
         return "submodule"

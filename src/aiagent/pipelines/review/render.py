@@ -105,7 +105,7 @@ def to_sarif(report: ReviewReport, uri_prefix: str = "") -> dict[str, Any]:
 def _rule(f: ReviewFinding, sev: Any, levels: Any, scores: Any) -> dict[str, Any]:
     static = f.source.startswith("static")
     title = plain(f.title, 300) if static else f"Code review: {f.category}"
-    tags = ["code-review", f.category] + (["security"] if f.category == "security" else [])
+    tags = list(dict.fromkeys(["code-review", f.category]))
     rule: dict[str, Any] = {
         "id": f.rule_id,
         "name": "".join(w.capitalize() for w in f.rule_id.replace("/", "-").replace("_", "-")
