@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
-from conftest import git
+from review_helpers import git
 
 from aiagent.testing import FakeLLM, Turn
 
