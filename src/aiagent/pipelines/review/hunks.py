@@ -67,8 +67,8 @@ def rules() -> dict[str, Any]:
 
 
 def parse(diff: str) -> list[FileChange]:
-    from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
+    from unidiff.patch import PatchSet
 
     try:
         patch = PatchSet(diff)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aiagent.pipelines.review.chunks import Part
 from aiagent.pipelines.review.findings import ReviewFinding, merge
 from aiagent.pipelines.review.gitdiff import DiffSpec, diff_text, select
 from aiagent.pipelines.review.hunks import FileChange, parse
@@ -90,11 +91,11 @@ def review(request: ReviewRequest,
     return report
 
 
-def _model_part(report: ReviewReport, agent: ReviewAgent, parts: list[object],
+def _model_part(report: ReviewReport, agent: ReviewAgent, parts: list[Part],
                 static: list[ReviewFinding], max_reasks: int) -> list[ReviewFinding]:
     async def go() -> list[ReviewFinding]:
         try:
-            outcome = await review_parts(agent, parts, report.files,  # type: ignore[arg-type]
+            outcome = await review_parts(agent, parts, report.files,
                                          label=report.label, static=static,
                                          max_reasks=max_reasks)
         finally:
