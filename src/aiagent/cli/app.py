@@ -17,7 +17,8 @@ from aiagent.cli import SUBCOMMANDS
 EXIT_CODES_HELP = """\b
 Exit codes:
   0    done
-  1    gate failed (security-audit findings over the threshold)
+  1    gate failed (security-audit or code-review findings over the
+       threshold: --fail-on, --max-findings)
   2    usage, configuration or environment error (bad flag or setting,
        damaged database, unwritable folder)
   3    provider unavailable (key missing or rejected, unknown model,
@@ -98,10 +99,29 @@ class LazyGroup(click.Group):
 @click.option(
     "-o",
     "--output",
-    type=click.Choice(["text", "json", "markdown"]),
+    type=click.Choice(["text", "json", "markdown", "sarif", "github", "gitlab"]),
     default="text",
     show_default=True,
+    help="Output format; sarif, github and gitlab are for --mode code-review.",
 )
+@click.option(
+    "--mode", type=click.Choice(["chat", "code-review", "log-analysis"]), default="chat",
+    show_default=True, help="What a headless run does: a prompt, a code review, a log analysis.",
+)
+@click.option("--diff", "diff", metavar="RANGE",
+              help="code-review: review A..B, A...B (from the merge base) or A (A..HEAD).")
+@click.option("--staged", is_flag=True, help="code-review: review the staged changes.")
+@click.option("--base", metavar="BRANCH",
+              help="code-review: review HEAD against its merge base with BRANCH.")
+@click.option(
+    "--fail-on", type=click.Choice(["critical", "high", "medium", "low", "info"],
+                                   case_sensitive=False),
+    help="code-review/log-analysis: exit 1 when a finding (incident) is this severe or worse.",
+)
+@click.option("--max-findings", type=click.IntRange(min=0), metavar="N",
+              help="code-review: exit 1 when there are more than N findings.")
+@click.option("--dry-run", is_flag=True,
+              help="code-review with -o github/gitlab: print the payload, post nothing.")
 @click.option(
     "--cwd", type=click.Path(file_okay=False), help="Work in this folder instead of the current one."
 )
@@ -111,7 +131,7 @@ def cli(ctx: click.Context, **options: Any) -> None:
     """aiagent: an AI coding agent for the terminal and for CI."""
     if ctx.invoked_subcommand is not None:
         return
-    from aiagent.cli.run import run_agent
+    from aiagent.cli.run import run_mode
 
-    ctx.exit(run_agent(options))
+    ctx.exit(run_mode(options))
 

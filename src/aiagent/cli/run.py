@@ -75,6 +75,53 @@ def wants_interactive(options: dict[str, Any]) -> bool:
         return False
 
 
+MODE_OUTPUTS = {
+    "chat": ("text", "json", "markdown"),
+    "code-review": ("text", "json", "markdown", "sarif", "github", "gitlab"),
+    "log-analysis": ("text", "json", "markdown"),
+}
+MODE_OPTIONS = {  # option -> (its flag, the modes it belongs to)
+    "diff": ("--diff", ("code-review",)),
+    "staged": ("--staged", ("code-review",)),
+    "base": ("--base", ("code-review",)),
+    "dry_run": ("--dry-run", ("code-review",)),
+    "max_findings": ("--max-findings", ("code-review",)),
+    "fail_on": ("--fail-on", ("code-review", "log-analysis")),
+}
+
+
+def mode_error(options: dict[str, Any]) -> str:
+    """Why these options do not fit the chosen ``--mode`` ("" when they do)."""
+    mode = options.get("mode") or "chat"
+    output = options.get("output") or "text"
+    if output not in MODE_OUTPUTS[mode]:
+        return f"--output {output} is not available with --mode {mode} " \
+               f"(choose from: {', '.join(MODE_OUTPUTS[mode])})"
+    for key, (flag, modes) in MODE_OPTIONS.items():
+        if options.get(key) not in (None, False) and mode not in modes:
+            return f"{flag} needs --mode {' or --mode '.join(modes)}"
+    return ""
+
+
+def run_mode(options: dict[str, Any]) -> int:
+    """The run without a sub-command: a chat (prompt), a code review or a log analysis."""
+    error = mode_error(options)
+    if error:
+        return fail(error)
+    mode = options.get("mode") or "chat"
+    if mode == "code-review":
+        from aiagent.cli.review_cmd import run_review
+
+        return run_review(options)
+    if mode == "log-analysis":
+        import importlib
+
+        module = importlib.import_module("aiagent.cli.logs_cmd")
+        code: int = module.run_log_analysis(options)
+        return code
+    return run_agent(options)
+
+
 def run_agent(options: dict[str, Any]) -> int:
     cwd = Path(options.get("cwd") or os.getcwd())
     if not cwd.is_dir():

@@ -1,0 +1,112 @@
+"""The code review, start to end: select the diff, parse it, run the static part, then (with
+an agent) the model part, merge, and return a :class:`ReviewReport` for the renderers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aiagent.pipelines.review.chunks import Part
+from aiagent.pipelines.review.findings import ReviewFinding, merge
+from aiagent.pipelines.review.gitdiff import DiffSpec, diff_text, select
+from aiagent.pipelines.review.hunks import FileChange, parse
+from aiagent.pipelines.review.model import (
+    DEFAULT_REASKS,
+    PipelineError,
+    ReviewAgent,
+    review_parts,
+)
+
+NO_MODEL_NOTE = ("no model: static part only (security rules, dependencies, secrets on the "
+                 "changed lines); with a model the review also looks for bugs, performance, "
+                 "maintainability and style problems and missing tests")
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRequest:
+    cwd: Path
+    spec: DiffSpec = DiffSpec()
+    budget_chars: int = 60_000
+    max_reasks: int = DEFAULT_REASKS
+    static: bool = True
+
+
+@dataclass(slots=True)
+class ReviewReport:
+    label: str
+    root: Path
+    files: list[FileChange]
+    findings: list[ReviewFinding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    discarded: list[str] = field(default_factory=list)
+    model_used: bool = False
+    parts: int = 0
+    reasks: int = 0
+    exit_code: int = 0  # 0, or the pipeline error's code
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not self.files
+
+
+def review(request: ReviewRequest,
+           make_agent: Callable[[], ReviewAgent | None] | None = None) -> ReviewReport:
+    """Run the review. ``make_agent`` gives the agent for the model part (built by the
+    front-end through app.py; None: no model); it is called only when there is something
+    for the model to read. ReviewInputError for a diff that cannot be read; a failed model
+    part is recorded in ``errors``/``exit_code`` with the static findings still reported."""
+    from aiagent.pipelines.review.chunks import build_parts
+    from aiagent.pipelines.review.static import new_side, run_static
+
+    clock = time.perf_counter()
+    sel = select(request.cwd, request.spec)
+    files = parse(diff_text(sel))
+    report = ReviewReport(sel.label, sel.root, files)
+    report.timings["diff"] = time.perf_counter() - clock
+    report.notes += [f"{f.path}: {f.note}, not reviewed line by line" for f in files if f.note]
+    if not files:
+        report.notes.append(f"the diff is empty ({sel.label}): nothing to review")
+        return report
+    static: list[ReviewFinding] = []
+    with new_side(sel, sorted({f.path for f in files if f.status != "deleted"})) as folder:
+        if request.static:
+            static, warnings = run_static(sel, files, folder)
+            report.notes += [f"static: {w}" for w in warnings]
+        report.timings["static"] = time.perf_counter() - clock
+        parts = build_parts(files, folder, request.budget_chars)
+    report.parts = len(parts)
+    report.timings["parts"] = time.perf_counter() - clock
+    model: list[ReviewFinding] = []
+    agent = make_agent() if make_agent is not None and parts else None
+    if agent is not None:
+        model = _model_part(report, agent, parts, static, request.max_reasks)
+    elif parts:
+        report.notes.append(NO_MODEL_NOTE)
+    report.findings = merge(static, model)
+    return report
+
+
+def _model_part(report: ReviewReport, agent: ReviewAgent, parts: list[Part],
+                static: list[ReviewFinding], max_reasks: int) -> list[ReviewFinding]:
+    async def go() -> list[ReviewFinding]:
+        try:
+            outcome = await review_parts(agent, parts, report.files,
+                                         label=report.label, static=static,
+                                         max_reasks=max_reasks)
+        finally:
+            await agent.aclose()
+        report.reasks, report.discarded = outcome.reasks, outcome.discarded
+        return outcome.findings
+
+    report.model_used = True
+    try:
+        return asyncio.run(go())
+    except PipelineError as exc:
+        report.errors.append(str(exc))
+        report.exit_code = exc.exit_code
+        return []
