@@ -20,16 +20,19 @@ import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
+from aiagent.tools.ast import node_text_line
 from aiagent.tools.tooldef import BuiltinTool, in_thread, int_arg, schema
 
 CACHE_VERSION = 1
 CHARS_PER_TOKEN = 4
 MAX_FILES = 20_000
 DAMPING = 0.85
+GENERIC_NAME_FILES = 20
 DEF_KINDS = ("class", "function")
 REF_KINDS = ("call", "derives")
 
@@ -41,24 +44,50 @@ class Tags:
 
 
 def file_tags(data: bytes, language: str) -> Tags:
-    """The definitions and referenced names of one file."""
-    from aiagent.syntax.treesitter import parse
-    from aiagent.tools.ast import compiled, matches_in, shortcuts
+    """The definitions and referenced names of one file (one query pass over its tree)."""
+    import tree_sitter
 
-    tree = parse(language, data)
+    from aiagent.syntax.treesitter import parse
+
+    joined = joined_query(language)
+    if joined is None:
+        return Tags()
+    query, kinds = joined
     tags = Tags()
-    queries = shortcuts().get(language, {})
-    for kind in DEF_KINDS:
-        if kind in queries:
-            for line, name, text in matches_in(tree, compiled(language, queries[kind]), kind, None):
-                if name:
-                    tags.defs.append((name, line, text))
-    for kind in REF_KINDS:
-        if kind in queries:
-            tags.refs += [name for _, name, _ in
-                          matches_in(tree, compiled(language, queries[kind]), kind, None) if name]
+    for index, captures in tree_sitter.QueryCursor(query).matches(parse(language, data).root_node):
+        names = captures.get("name") or []
+        if not names:
+            continue
+        name = names[0].text.decode("utf-8", "replace")
+        if kinds[index] in DEF_KINDS:
+            nodes = captures.get("node") or names
+            node = min(nodes, key=lambda n: n.start_byte)
+            tags.defs.append((name, node.start_point[0] + 1, node_text_line(node)))
+        else:
+            tags.refs.append(name)
     tags.defs.sort(key=lambda d: d[1])
     return tags
+
+
+@cache
+def joined_query(language: str) -> tuple[Any, list[str]] | None:
+    """All definition and reference shortcuts of ``language`` as one query, and the kind of
+    each of its patterns."""
+    import tree_sitter
+
+    from aiagent.syntax.treesitter import get_language
+    from aiagent.tools.ast import compiled, shortcuts
+
+    queries = shortcuts().get(language, {})
+    kinds: list[str] = []
+    parts: list[str] = []
+    for kind in (*DEF_KINDS, *REF_KINDS):
+        if kind in queries:
+            kinds += [kind] * compiled(language, queries[kind]).pattern_count
+            parts.append(queries[kind])
+    if not parts:
+        return None
+    return tree_sitter.Query(get_language(language), "\n".join(parts)), kinds
 
 
 class TagCache:
@@ -150,28 +179,36 @@ def pagerank(edges: dict[str, dict[str, float]], nodes: list[str],
     """Personalised PageRank by power iteration (dangling rank returns to the focus)."""
     if not nodes:
         return {}
-    weights = {n: (1.0 if n in focus else 0.0) for n in nodes}
-    if not any(weights.values()):
-        weights = dict.fromkeys(nodes, 1.0)
-    total = sum(weights.values())
-    personal = {n: w / total for n, w in weights.items()}
-    out_sum = {n: sum(edges.get(n, {}).values()) for n in nodes}
-    rank = dict(personal)
+    index = {n: i for i, n in enumerate(nodes)}
+    weights = [1.0 if n in focus else 0.0 for n in nodes]
+    if not any(weights):
+        weights = [1.0] * len(nodes)
+    total = sum(weights)
+    personal = [w / total for w in weights]
+    links: list[tuple[int, list[tuple[int, float]]]] = []
+    for src, targets in edges.items():
+        out = sum(targets.values())
+        if out > 0 and src in index:
+            links.append((index[src], [(index[d], w / out) for d, w in targets.items() if d in index]))
+    linked = {i for i, _ in links}
+    dangling_nodes = [i for i in range(len(nodes)) if i not in linked]
+    rank = list(personal)
     for _ in range(iterations):
-        dangling = sum(rank[n] for n in nodes if not out_sum[n])
-        nxt = {n: (1 - DAMPING + DAMPING * dangling) * personal[n] for n in nodes}
-        for src, targets in edges.items():
-            if out_sum[src]:
-                share = DAMPING * rank[src] / out_sum[src]
-                for dst, w in targets.items():
-                    nxt[dst] += share * w
-        delta = sum(abs(nxt[n] - rank[n]) for n in nodes)
+        dangling = sum(rank[i] for i in dangling_nodes)
+        base = 1 - DAMPING + DAMPING * dangling
+        nxt = [base * p for p in personal]
+        for src, targets in links:
+            share = DAMPING * rank[src]
+            for dst, w in targets:
+                nxt[dst] += share * w
+        delta = sum(abs(a - b) for a, b in zip(nxt, rank, strict=True))
         rank = nxt
-        if delta < 1e-6:
+        if delta < 1e-5:
             break
-    return rank
+    return {n: rank[i] for n, i in index.items()}
 
 
+@cache
 def name_weight(name: str, defined_in: int) -> float:
     """How much a reference by ``name`` says: generic names (defined in many files, private,
     very short) say little; long specific names say more."""
@@ -196,8 +233,10 @@ def rank_definitions(files: dict[str, Tags], focus: set[str]) -> list[tuple[floa
     edges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     by_name: dict[str, dict[tuple[str, str], float]] = defaultdict(lambda: defaultdict(float))
     for rel, tags in files.items():
-        for name in tags.refs:
-            targets = definers.get(name, set()) - {rel}
+        for name in set(tags.refs):
+            if len(definers.get(name, ())) > GENERIC_NAME_FILES or name.startswith("__"):
+                continue  # defined nearly everywhere (get, run, __init__): says nothing
+            targets = definers[name] - {rel}
             for dst in targets:
                 weight = name_weight(name, len(definers[name])) / len(targets)
                 edges[rel][dst] += weight
