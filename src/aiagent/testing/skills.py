@@ -17,6 +17,7 @@ by a real FakeLLM over HTTP). Every declared permission is granted unless
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,6 +179,9 @@ def _prepare(root: Path, case: Mapping[str, Any]) -> None:
     for rel, text in (case.get("files") or {}).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(str(text), encoding="utf-8")
+    commits = case.get("commits")
+    if commits is not None:
+        _git_repo(root, [str(c) for c in commits])
     for rel, script in (case.get("sqlite") or {}).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(root / rel)
@@ -188,12 +192,31 @@ def _prepare(root: Path, case: Mapping[str, Any]) -> None:
             db.close()
 
 
+def _git_repo(root: Path, subjects: list[str]) -> None:
+    """A git repository in ``root`` holding its files, then one commit per subject."""
+    from aiagent.process import git
+
+    who = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
+           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com"}
+
+    def run(*args: str) -> None:
+        done = git.run(git.prepare(root, *args, env={**os.environ, **who}), 30)
+        if done.returncode != 0:
+            raise RuntimeError(f"git {' '.join(args)}: {done.stderr.decode(errors='replace').strip()}")
+
+    run("init", "-q")
+    run("add", "-A")
+    for subject in subjects:
+        run("commit", "-q", "--allow-empty", "-m", subject)
+
+
 async def run_cases(folder: str | Path, project: str | Path | None = None) -> list[CaseResult]:
     """Run every case in ``FOLDER/tests/*.yaml``: each is a mapping with ``name`` and one of
     ``tool``+``args``, ``workflow``+``input``, ``scanner``+``input``, ``hook``+``event`` or ``prompt: true``, plus
     ``expect`` (``contains``, ``not_contains``, ``is_error``), ``llm`` (scripted answers),
     ``config`` (the skill's config), ``files`` (path → text written into a scratch project
-    first) and ``sqlite`` (path → SQL script run into a new SQLite database there)."""
+    first), ``commits`` (subjects: the project becomes a git repository with these commits)
+    and ``sqlite`` (path → SQL script run into a new SQLite database there)."""
     import tempfile
 
     folder = Path(folder).resolve()
