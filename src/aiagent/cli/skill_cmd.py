@@ -170,10 +170,10 @@ def test_cmd(path: str, strict: bool) -> None:
         _fail(str(exc), 1)
     except Exception as exc:  # noqa: BLE001 - one clear line
         _fail(f"{path}: {exc}", 1)
-    for w in warnings:
-        click.echo(f"{'FAIL' if strict else 'warning'}: {w}", err=True)
     if not results:
         _fail(f"{path}: no test cases in tests/*.yaml (a skill is tested by cases; see docs/skills.md)", 1)
+    for w in warnings:
+        click.echo(f"{'FAIL' if strict else 'warning'}: {w}", err=True)
     for r in results:
         click.echo(f"{'PASS' if r.ok else 'FAIL'}  {r.file}: {r.name}" + (f"\n      {r.detail}" if r.detail else ""))
     failed = sum(not r.ok for r in results)
