@@ -60,7 +60,7 @@ def test_warnings_are_reported_and_fail_only_under_strict(run_cli, tmp_path: Pat
     assert "2 passed, 0 failed, 4 warnings" in plain.stdout
     for piece in ("not portable: frontmatter argument-hint", "Gemini CLI's tool `run_shell_command`",
                   "refer to references/missing.md", "'a case that cannot fail' has no expect"):
-        assert f"warning: " in plain.stderr and piece in plain.stderr, (piece, plain.stderr)
+        assert "warning: " in plain.stderr and piece in plain.stderr, (piece, plain.stderr)
     strict = run_cli("skill", "test", str(folder), "--strict")
     assert strict.returncode == 1 and "(--strict: failing)" in strict.stdout
     assert strict.stderr.count("FAIL: ") == 4
