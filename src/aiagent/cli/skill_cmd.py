@@ -52,8 +52,9 @@ def list_cmd(cwd: str | None, as_json: bool) -> None:
     rows = []
     for name, entry in sorted(rt.entries.items()):
         m = entry.manifest
+        state, reason = _state(rt, m)
         rows.append({"name": name, "version": m.version, "source": entry.source, "types": list(m.types),
-                     "state": "disabled" if name in rt.disabled else "enabled",
+                     "state": state, "reason": reason, "overrides": rt.overrides.get(name, ""),
                      "backend": m.backend or "-", "path": str(m.root), "warnings": entry.warnings, "error": ""})
     for name, entry in sorted(rt.held.items()):
         m = entry.manifest
@@ -75,8 +76,20 @@ def list_cmd(cwd: str | None, as_json: bool) -> None:
         click.echo(f"{r['name']:<{width}}  {r['version']:<9} {r['source']:<8} {r['state']:<9} {','.join(r['types'])}")
         if r["error"]:
             click.echo(f"{'':<{width}}  error: {r['error']}")
+        if r.get("reason") and r["state"] == "unavailable":
+            click.echo(f"{'':<{width}}  unavailable: {r['reason']}")
+        if r.get("overrides"):
+            click.echo(f"{'':<{width}}  note: {r['overrides']}")
         for warning in r["warnings"]:
             click.echo(f"{'':<{width}}  warning: {warning}")
+
+
+def _state(rt: Any, m: Any) -> tuple[str, str]:
+    """(state, why): disabled, unavailable here (platform, agent version), or enabled."""
+    if m.name in rt.disabled:
+        return "disabled", ""
+    problem = rt.usable(m)
+    return ("unavailable", problem) if problem else ("enabled", "")
 
 
 @skill.command("info")
@@ -92,7 +105,8 @@ def info_cmd(name: str, cwd: str | None) -> None:
     except LookupError as exc:
         _fail(str(exc), 1)
     entry = rt.entries[name]
-    lines = [f"{m.name} {m.version} ({entry.source}, {'disabled' if name in rt.disabled else 'enabled'})",
+    state, reason = _state(rt, m)
+    lines = [f"{m.name} {m.version} ({entry.source}, {state})",
              f"  {m.description}", f"  folder:   {m.root}", f"  manifest: {m.file.name}",
              f"  types:    {', '.join(m.types)}", f"  backend:  {m.backend or 'none'}"]
     t = m.triggers
@@ -106,9 +120,11 @@ def info_cmd(name: str, cwd: str | None) -> None:
         lines.append(f"  granted:  {', '.join(sorted(granted)) or 'nothing yet (asked on first activation)'}")
     lines += [f"  tool {d.name}: {d.description}" + (" (asks before running)" if d.requires_approval else "") for d in m.tools]
     lines += [f"  depends on {d.name} {d.version or ''}{' (optional)' if d.optional else ''}" for d in m.dependencies]
+    if reason:
+        lines.append(f"  unavailable: {reason}")
     lines += [f"  warning: {w}" for w in entry.warnings]
     if entry.shadows:
-        lines.append(f"  overrides: {', '.join(entry.shadows)}")
+        lines.append(f"  overrides: {rt.overrides.get(name) or ', '.join(entry.shadows)}")
     click.echo("\n".join(lines))
 
 
@@ -139,21 +155,33 @@ def create_cmd(name: str, kind: str, backend: str, folder: str | None, descripti
 
 @skill.command("test")
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
-def test_cmd(path: str) -> None:
+@click.option("--strict", is_flag=True,
+              help="Fail on warnings too: lint, unportable SKILL.md, broken references, untested tools.")
+def test_cmd(path: str, strict: bool) -> None:
     """Run a skill's tests (tests/*.yaml) against FakeLLM."""
-    from aiagent.testing.skills import run_cases
+    from aiagent.skills.lint import lint
+    from aiagent.skills.manifest import ManifestError
+    from aiagent.testing.skills import load_cases, run_cases
 
     try:
+        warnings = lint(Path(path), [case for _, case in load_cases(path)])
         results = asyncio.run(run_cases(path))
+    except ManifestError as exc:
+        _fail(str(exc), 1)
     except Exception as exc:  # noqa: BLE001 - one clear line
         _fail(f"{path}: {exc}", 1)
     if not results:
-        _fail(f"{path}: no test cases in tests/*.yaml", 1)
+        _fail(f"{path}: no test cases in tests/*.yaml (a skill is tested by cases; see docs/skills.md)", 1)
+    for w in warnings:
+        click.echo(f"{'FAIL' if strict else 'warning'}: {w}", err=True)
     for r in results:
         click.echo(f"{'PASS' if r.ok else 'FAIL'}  {r.file}: {r.name}" + (f"\n      {r.detail}" if r.detail else ""))
     failed = sum(not r.ok for r in results)
-    click.echo(f"{len(results) - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    summary = f"{len(results) - failed} passed, {failed} failed"
+    if warnings:
+        summary += f", {len(warnings)} warning{'s' if len(warnings) != 1 else ''}" + (" (--strict: failing)" if strict else "")
+    click.echo(summary)
+    sys.exit(1 if failed or (strict and warnings) else 0)
 
 
 def _set_enabled(name: str, on: bool, user: bool, cwd: str | None) -> None:

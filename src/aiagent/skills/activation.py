@@ -103,8 +103,10 @@ class Activation:
         return done, added
 
     async def close(self) -> None:
-        for name in list(self.active):
-            await self.contributions.unregister(self.active.pop(name))
+        """End of the session: every active skill is deactivated, its ``on_deactivate``
+        hooks run first (the skills that depend on others before those they need)."""
+        for name in reversed(list(self.active)):
+            await self.deactivate(name)
 
 
 async def activate_workflow(rt: SkillRuntime, name: str, report: Callable[[str], None]) -> None:

@@ -68,9 +68,10 @@ class SkillCatalog:
         return {n: e.manifest for n, e in self.entries.items() if self.usable(e.manifest) is None}
 
     def uses_backend(self, backend: str) -> bool:
-        """Whether some usable skill runs on ``backend``."""
+        """Whether some usable skill that is not built in runs on ``backend`` (the built-in
+        workflows start their backend when first used, so a session does not pay for it)."""
         return any((impl := self.entries[n].manifest.implementation) is not None and impl.backend == backend
-                   for n in self.available_names())
+                   and self.entries[n].source != "builtin" for n in self.available_names())
 
     def security_rules(self) -> list[RuleFile]:
         """Rule packs of every usable security-rule skill (data only: no activation needed)."""

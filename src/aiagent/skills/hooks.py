@@ -22,6 +22,7 @@ PHASES = (
 )
 DEFAULT_PRIORITY = 100
 DEFAULT_TIMEOUT = 10.0
+MAX_INJECTED = 16_000  # characters of injected prompt text kept per skill
 
 HookHandler = Callable[[dict[str, Any]], Awaitable[Any]]
 Reporter = Callable[[str], None]
@@ -87,7 +88,7 @@ class HookBus:
     timeout: float = DEFAULT_TIMEOUT
     report: Reporter = lambda message: None
     hooks: list[RegisteredHook] = field(default_factory=list)
-    injected: dict[str, str] = field(default_factory=dict)  # skill -> prompt text it injected
+    injected: dict[str, list[str]] = field(default_factory=dict)  # skill -> prompt texts it injected, in order
     _seq: Any = field(default_factory=itertools.count)
 
     def add(self, skill: str, phase: str, handler: HookHandler, priority: int = DEFAULT_PRIORITY) -> None:
@@ -99,6 +100,20 @@ class HookBus:
     def remove_skill(self, skill: str) -> None:
         self.hooks = [h for h in self.hooks if h.skill != skill]
         self.injected.pop(skill, None)
+
+    def inject(self, skill: str, text: str) -> None:
+        """Add ``text`` to what ``skill`` injected: injections accumulate (a repeat of a text
+        already there is not added twice); past :data:`MAX_INJECTED` characters per skill
+        the oldest go first."""
+        texts = self.injected.setdefault(skill, [])
+        if text in texts:
+            return
+        texts.append(text)
+        while len(texts) > 1 and sum(map(len, texts)) > MAX_INJECTED:
+            texts.pop(0)
+
+    def injected_text(self, skill: str) -> str:
+        return "\n\n".join(self.injected.get(skill, []))
 
     def has(self, phase: str) -> bool:
         return any(h.phase == phase for h in self.hooks)
@@ -113,7 +128,7 @@ class HookBus:
             if result is None:
                 continue
             if result.inject_prompt:
-                self.injected[hook.skill] = result.inject_prompt
+                self.inject(hook.skill, result.inject_prompt)
             _apply(current, result)
             results.append((hook.skill, result))
             if result.cancel:

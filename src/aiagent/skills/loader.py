@@ -58,6 +58,7 @@ class Discovery:
     broken: list[BrokenSkill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     held: dict[str, SkillEntry] = field(default_factory=dict)  # not admitted: untrusted folder
+    overrides: dict[str, str] = field(default_factory=dict)  # name -> which one wins and why
 
 
 def builtin_dir() -> Path:
@@ -119,8 +120,20 @@ def _add(found: Discovery, folder: Path, kind: str, admit: Admit | None = None) 
     entry = SkillEntry(manifest, kind, warnings)
     if previous is not None:
         entry.shadows = [*previous.shadows, str(previous.manifest.root)]
+        found.overrides[manifest.name] = override_note(entry, previous)
     found.skills[manifest.name] = entry
     found.warnings.extend(warnings)
+
+
+def override_note(winner: SkillEntry, loser: SkillEntry) -> str:
+    """One line: which of several skills of the same name is used, and why."""
+    if winner.source == loser.source:
+        why = (f"both are {winner.source} skills, and the folder read later wins "
+               "(.claude/skills, then .agents/skills, then aiagent's own skills folder)")
+    else:
+        why = f"a {winner.source} skill wins over a {loser.source} one ({' < '.join(SOURCE_ORDER)})"
+    return (f"skill {winner.name}: using {winner.manifest.root} ({winner.source}) over "
+            f"{', '.join(winner.shadows)}: {why}")
 
 
 def read_skill(folder: Path, warnings: list[str]) -> Manifest:

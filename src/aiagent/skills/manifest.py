@@ -115,6 +115,7 @@ class Manifest:
     allowed_tools: tuple[str, ...] = ()  # SKILL.md ``allowed-tools``
     config: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
+    when_to_use: str = ""  # when the model should pick it (shown in the skills index)
 
     @property
     def backend(self) -> str | None:
@@ -184,6 +185,7 @@ def parse_manifest(data: dict[str, Any], path: Path) -> Manifest:
         security_rules=_security(data.get("security_rules")),
         wiki=dict(data.get("wiki") or {}),
         config=dict(data.get("config") or {}),
+        when_to_use=" ".join(str(data.get("when_to_use") or "").split()),
         **_compatibility(data.get("compatibility") or {}, path),
     )
     check_files(manifest)

@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from aiagent.skills.manifest import Manifest
-from aiagent.skills.skillmd import resources_of
+from aiagent.skills.resources import FileList, read_skill_file, skill_files
 
 CHARS_PER_TOKEN = 4
 DEFAULT_INDEX_BUDGET = 6000  # characters (~1,500 tokens)
-MAX_INDEX_DESCRIPTION = 250
+MAX_INDEX_DESCRIPTION = 400
 
 
 def _clip(text: str, limit: int) -> str:
@@ -31,7 +31,7 @@ def index_text(skills: Iterable[Manifest], budget: int = DEFAULT_INDEX_BUDGET) -
     head = ("These skills are available. When a task matches one, call the `activate_skill` "
             "tool with its name to load its instructions before you start.\n")
     for limit in (MAX_INDEX_DESCRIPTION, 120, 60, 0):
-        lines = [f"- {m.name}: {_clip(m.description, limit)}" if limit else f"- {m.name}" for m in items]
+        lines = [f"- {m.name}: {_clip(_summary(m), limit)}" if limit else f"- {m.name}" for m in items]
         text = head + "\n".join(lines)
         if len(text) <= budget:
             return text
@@ -42,6 +42,13 @@ def index_text(skills: Iterable[Manifest], budget: int = DEFAULT_INDEX_BUDGET) -
             return _clip(head + "\n".join([*kept, tail]), budget)
         kept.append(line)
     return _clip(head + "\n".join(kept), budget)
+
+
+def _summary(m: Manifest) -> str:
+    """The description, and when to use the skill if the manifest says so."""
+    if not m.when_to_use:
+        return m.description
+    return f"{m.description.rstrip()} Use when: {m.when_to_use}"
 
 
 def _read(path: Path) -> str:
@@ -67,20 +74,16 @@ def instructions(m: Manifest) -> str:
     return text
 
 
-def resource_list(m: Manifest) -> list[str]:
-    context = list(m.prompt.context_files) if m.prompt else []
-    return list(dict.fromkeys([*context, *resources_of(m.root)]))
+def resource_list(m: Manifest) -> FileList:
+    """The files the model may read: context files, files the instructions mention, and
+    everything under scripts/, references/ and assets/ (see :mod:`aiagent.skills.resources`)."""
+    return skill_files(m, instructions(m))
 
 
 def read_resource(m: Manifest, rel: str) -> str:
-    """A file of the skill (a context file or one under scripts/references/assets)."""
-    root = m.root.resolve()
-    target = (root / rel).resolve()
-    if not target.is_relative_to(root) or not target.is_file():
-        raise LookupError(f"skill {m.name} has no file {rel} (its files: {', '.join(resource_list(m)) or 'none'})")
-    limit = (m.prompt.max_context_tokens if m.prompt else 4000) * CHARS_PER_TOKEN
-    text = _read(target)
-    return text if len(text) <= limit else text[:limit] + "\n[… cut to the skill's budget]"
+    """A file of the skill: its text within the skill's budget (a cut says so), or a
+    description when it is binary (a PDF is never sent as text)."""
+    return read_skill_file(m, rel)
 
 
 def disclosure(m: Manifest, tools: list[str], workflows: list[str]) -> str:
@@ -88,9 +91,12 @@ def disclosure(m: Manifest, tools: list[str], workflows: list[str]) -> str:
     body = instructions(m) or "(this skill has no instructions)"
     lines = [f'<skill name="{m.name}" version="{m.version}" folder="{m.root}">', body, "</skill>"]
     files = resource_list(m)
-    if files:
+    if files.files:
         lines.append("Files of this skill (read one with activate_skill name=" + m.name + " resource=PATH):")
-        lines += [f"- {f}" for f in files]
+        lines += [f"- {f}" for f in files.files]
+    if files.omitted:
+        lines.append(f"- … and {files.omitted} more files not listed (the list stops at {len(files.files)}); "
+                     f"they are in {m.root}")
     if tools:
         lines.append("Tools now available: " + ", ".join(tools))
     if workflows:

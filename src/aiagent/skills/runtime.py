@@ -67,6 +67,7 @@ class SkillRuntime:
         self.catalog = SkillCatalog(discovery, disabled)
         self.entries, self.broken, self.held = self.catalog.entries, self.catalog.broken, self.catalog.held
         self.disabled = self.catalog.disabled
+        self.overrides = discovery.overrides
         self.services = services
         self.services.invoke = self.invoke
         self.services.log = self._skill_log
@@ -172,6 +173,9 @@ class SkillRuntime:
     async def start(self, facts: ProjectFacts | None, approver: Approver | None = None) -> list[str]:
         """Activate what is requested (``--skills``, AGENT.md) and what the project's files,
         languages and mode trigger. Failures are reported, never raised."""
+        if not self._started:  # said once per session: which of same-named skills is used
+            for note in self.overrides.values():
+                self.report(note)
         self._started = True
         self.facts = facts
         if self.catalog.uses_backend("starlark"):
@@ -205,8 +209,8 @@ class SkillRuntime:
             text = prompting.instructions(skill.manifest) if skill.in_prompt else ""
             if text:
                 out.append(PromptFragment(f"Skill: {name}", text))
-        for name, text in self.bus.injected.items():
-            out.append(PromptFragment(f"From skill {name}", text))
+        for name in self.bus.injected:
+            out.append(PromptFragment(f"From skill {name}", self.bus.injected_text(name)))
         index = self.index_budget > 0 and prompting.index_text(
             [self.entries[n].manifest for n in self.available_names() if n not in self.active], self.index_budget)
         if index:

@@ -27,12 +27,13 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
 KNOWN_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+#: when the model should pick the skill (Claude Code's extension); shown in the skills index
+WHEN_FIELDS = ("when_to_use", "when-to-use")
 #: fields other engines define; kept out of the warnings
 ENGINE_FIELDS = {
     "argument-hint", "disable-model-invocation", "user-invocable", "model", "context", "agent",
     "hooks", "version",
 }
-RESOURCE_DIRS = ("scripts", "references", "assets")
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str]:
@@ -63,9 +64,13 @@ def parse_frontmatter(block: str, path: Path) -> dict[str, Any]:
 def load_skill_md(path: Path, warnings: list[str]) -> Manifest:
     """Read a ``SKILL.md``; problems that real skills have are added to ``warnings``."""
     try:
-        text = path.read_bytes()[:MAX_MANIFEST_BYTES].decode("utf-8", errors="replace")
+        raw = path.read_bytes()
     except OSError as exc:
         raise ManifestError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(raw) > MAX_MANIFEST_BYTES:
+        warnings.append(f"{path}: {len(raw):,} bytes; only the first {MAX_MANIFEST_BYTES:,} are read "
+                        "(move long material to references/)")
+    text = raw[:MAX_MANIFEST_BYTES].decode("utf-8", errors="replace")
     block, body = split_frontmatter(text)
     if block == "" and body.startswith("---"):
         raise ManifestError(f"{path}: frontmatter is not closed with a '---' line")
@@ -113,7 +118,7 @@ def manifest_from_frontmatter(data: dict[str, Any], body: str, path: Path, warni
     folder = path.parent.name
     name = _name(data, folder, path, warnings)
     description = _description(data, body, path, warnings)
-    unknown = sorted(set(data) - KNOWN_FIELDS - ENGINE_FIELDS)
+    unknown = sorted(set(data) - KNOWN_FIELDS - ENGINE_FIELDS - set(WHEN_FIELDS))
     if unknown:
         warnings.append(f"{path}: unknown frontmatter fields ignored: {', '.join(unknown)}")
     compatibility = data.get("compatibility")
@@ -136,8 +141,14 @@ def manifest_from_frontmatter(data: dict[str, Any], body: str, path: Path, warni
         prompt=PromptConfig(system_prompt=body, max_context_tokens=_body_budget(body)),
         allowed_tools=_allowed_tools(data.get("allowed-tools")),
         metadata=dict(metadata),
+        when_to_use=_when_to_use(data),
     )
     return manifest
+
+
+def _when_to_use(data: dict[str, Any]) -> str:
+    raw = next((data[k] for k in WHEN_FIELDS if data.get(k)), "")
+    return " ".join(str(raw).split())
 
 
 def _is_semver(text: str) -> bool:
@@ -168,18 +179,3 @@ def merge_yaml_and_md(yaml_path: Path, md_path: Path, warnings: list[str]) -> Ma
         prompt["system_prompt"] = md.prompt.system_prompt
         data = {**data, "prompt": prompt}
     return parse_manifest(data, yaml_path)
-
-
-def resources_of(root: Path, limit: int = 50) -> list[str]:
-    """Files under ``scripts/``, ``references/`` and ``assets/``, relative to the skill."""
-    found: list[str] = []
-    for sub in RESOURCE_DIRS:
-        base = root / sub
-        if not base.is_dir():
-            continue
-        for file in sorted(base.rglob("*")):
-            if file.is_file() and not any(p.startswith(".") for p in file.relative_to(root).parts):
-                found.append(file.relative_to(root).as_posix())
-                if len(found) >= limit:
-                    return found
-    return found

@@ -17,6 +17,7 @@ by a real FakeLLM over HTTP). Every declared permission is granted unless
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from aiagent.skills.loader import Source, discover
 from aiagent.skills.permissions import Limits, MemoryGrantStore, PermissionGate
 from aiagent.skills.runtime import SkillRuntime
 
-__all__ = ["CaseResult", "SkillHarness", "run_cases"]
+__all__ = ["CaseResult", "SkillHarness", "load_cases", "run_cases"]
 
 
 class SkillHarness:
@@ -159,30 +160,76 @@ def vars_of(obj: Any) -> dict[str, Any]:
     return {k: getattr(obj, k) for k in obj.__slots__} if hasattr(obj, "__slots__") else dict(vars(obj))
 
 
+def load_cases(folder: str | Path) -> list[tuple[str, dict[str, Any]]]:
+    """(file name, case) for every case in ``FOLDER/tests/*.yaml``."""
+    import yaml
+
+    found: list[tuple[str, dict[str, Any]]] = []
+    for file in sorted((Path(folder) / "tests").glob("*.y*ml")):
+        cases = yaml.safe_load(file.read_text("utf-8")) or []
+        items = cases if isinstance(cases, list) else cases.get("cases", []) if isinstance(cases, dict) else []
+        found += [(file.name, case) for case in items if isinstance(case, dict)]
+    return found
+
+
+def _prepare(root: Path, case: Mapping[str, Any]) -> None:
+    """Write the case's ``files`` and build its ``sqlite`` databases in ``root``."""
+    import sqlite3
+
+    for rel, text in (case.get("files") or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(str(text), encoding="utf-8")
+    commits = case.get("commits")
+    if commits is not None:
+        _git_repo(root, [str(c) for c in commits])
+    for rel, script in (case.get("sqlite") or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(root / rel)
+        try:
+            db.executescript(str(script))
+            db.commit()
+        finally:
+            db.close()
+
+
+def _git_repo(root: Path, subjects: list[str]) -> None:
+    """A git repository in ``root`` holding its files, then one commit per subject."""
+    from aiagent.process import git
+
+    who = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
+           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com"}
+
+    def run(*args: str) -> None:
+        done = git.run(git.prepare(root, *args, env={**os.environ, **who}), 30)
+        if done.returncode != 0:
+            raise RuntimeError(f"git {' '.join(args)}: {done.stderr.decode(errors='replace').strip()}")
+
+    run("init", "-q")
+    run("add", "-A")
+    for subject in subjects:
+        run("commit", "-q", "--allow-empty", "-m", subject)
+
+
 async def run_cases(folder: str | Path, project: str | Path | None = None) -> list[CaseResult]:
     """Run every case in ``FOLDER/tests/*.yaml``: each is a mapping with ``name`` and one of
     ``tool``+``args``, ``workflow``+``input``, ``scanner``+``input``, ``hook``+``event`` or ``prompt: true``, plus
-    ``expect`` (``contains``, ``not_contains``, ``is_error``), ``llm`` (scripted answers) and
-    ``files`` (path → text written into a scratch project first)."""
+    ``expect`` (``contains``, ``not_contains``, ``is_error``), ``llm`` (scripted answers),
+    ``config`` (the skill's config), ``files`` (path → text written into a scratch project
+    first), ``commits`` (subjects: the project becomes a git repository with these commits)
+    and ``sqlite`` (path → SQL script run into a new SQLite database there)."""
     import tempfile
-
-    import yaml
 
     folder = Path(folder).resolve()
     results: list[CaseResult] = []
-    for file in sorted((folder / "tests").glob("*.y*ml")):
-        cases = yaml.safe_load(file.read_text("utf-8")) or []
-        for i, case in enumerate(cases if isinstance(cases, list) else cases.get("cases", [])):
-            name = str(case.get("name") or f"case {i + 1}")
-            with tempfile.TemporaryDirectory() as scratch:
-                root = Path(project) if project else Path(scratch)
-                for rel, text in (case.get("files") or {}).items():
-                    (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                    (root / rel).write_text(str(text), encoding="utf-8")
-                try:
-                    text, is_error = await _run_case(folder, case, root)
-                    problem = _check(case, text, is_error)
-                except Exception as exc:  # noqa: BLE001 - a failing case is a result
-                    problem = f"{type(exc).__name__}: {exc}"
-            results.append(CaseResult(file.name, name, not problem, problem))
+    for i, (file, case) in enumerate(load_cases(folder)):
+        name = str(case.get("name") or f"case {i + 1}")
+        with tempfile.TemporaryDirectory() as scratch:
+            root = Path(project) if project else Path(scratch)
+            try:
+                _prepare(root, case)
+                text, is_error = await _run_case(folder, case, root)
+                problem = _check(case, text, is_error)
+            except Exception as exc:  # noqa: BLE001 - a failing case is a result
+                problem = f"{type(exc).__name__}: {exc}"
+        results.append(CaseResult(file, name, not problem, problem))
     return results
