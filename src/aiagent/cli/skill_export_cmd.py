@@ -27,12 +27,18 @@ def _setup(cwd: str | None) -> tuple[Any, Path, Path]:
 
 
 def _skills(settings: Any, root: Path, home: Path) -> tuple[dict[str, Any], set[str]]:
+    """aiagent's skills, leaving out the engines' folders (what we exported, or theirs)."""
     from aiagent.config import paths
     from aiagent.skills.config import disabled_names
+    from aiagent.skills.distribution.export import engine_dirs
     from aiagent.skills.loader import default_sources, discover
 
     table = settings.get("skills", {}) or {}
-    found = discover(default_sources(settings.workspace, root, paths.config_dir(settings.env), home, table))
+    engines = {os.path.realpath(p) for scope in ("project", "user")
+               for p in engine_dirs(["all"], scope, root, home).values()}
+    sources = [s for s in default_sources(settings.workspace, root, paths.config_dir(settings.env), home, table)
+               if os.path.realpath(s.path) not in engines]
+    found = discover(sources)
     return found.skills, disabled_names(table, found.skills)
 
 
@@ -69,12 +75,10 @@ def export_cmd(names: tuple[str, ...], engines: tuple[str, ...], scope: str, lin
     with _errors():
         settings, root, home = _setup(cwd)
         skills, disabled = _skills(settings, root, home)
-        all_dirs = engine_dirs(["all"], "project", root, home) | {
-            f"{k}-user": v for k, v in engine_dirs(["all"], "user", root, home).items()}
         unknown = [n for n in names if n not in skills]
         if unknown:
             raise DistError(f"no skill named {unknown[0]!r} (known: {', '.join(sorted(skills)) or 'none'})")
-        chosen = [skills[n].manifest for n in names] or exportable(skills, all_dirs.values(), disabled)
+        chosen = [skills[n].manifest for n in names] or exportable(skills, disabled)
         _show(export(chosen, engine_dirs(engines, scope, root, home), link=link, force=force, prune_rest=prune))
 
 

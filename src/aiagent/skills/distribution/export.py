@@ -36,7 +36,11 @@ def engine_dirs(engines: Iterable[str], scope: str, project_root: Path, home: Pa
     table = rules()["engines"]
     base = project_root if scope == "project" else home
     chosen = ENGINE_NAMES if "all" in engines else tuple(dict.fromkeys(engines))
-    return {e: base / table[e][scope] for e in chosen}
+    dirs = {e: base / table[e][scope] for e in chosen}
+    if "codex" in dirs and "gemini" in dirs:  # Gemini CLI reads .agents/skills too: one copy, no conflict
+        del dirs["gemini"]
+        dirs["codex+gemini"] = dirs.pop("codex")
+    return dirs
 
 
 @dataclass(slots=True)
@@ -171,16 +175,9 @@ def export(manifests: list[Manifest], dirs: dict[str, Path], *, link: bool = Fal
     return outcomes
 
 
-def exportable(skills: dict[str, Any], engine_folders: Iterable[Path], disabled: set[str]) -> list[Manifest]:
-    """Every enabled skill, except those found in the engines' own folders."""
-    inside = [Path(os.path.realpath(f)) for f in engine_folders]
-    chosen = []
-    for name, entry in sorted(skills.items()):
-        root = Path(os.path.realpath(entry.manifest.root))
-        if name in disabled or any(root.is_relative_to(f) for f in inside):
-            continue
-        chosen.append(entry.manifest)
-    return chosen
+def exportable(skills: dict[str, Any], disabled: set[str]) -> list[Manifest]:
+    """Every enabled skill (``skills``: name -> loader entry)."""
+    return [entry.manifest for name, entry in sorted(skills.items()) if name not in disabled]
 
 
 @dataclass(slots=True)

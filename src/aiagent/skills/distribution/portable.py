@@ -71,7 +71,8 @@ def rewrite_body(body: str, warnings: list[str]) -> str:
         pieces.append(text)
     warnings += [f"rewrote the tool name {w!r} as {p!r}; check the wording" for w, p in sorted(changed.items())]
     out = "".join(pieces)
-    warnings += [f"uses {what}; kept as written (not portable)" for token, what in r["not_portable"].items() if token in out]
+    warnings += [f"uses {what}; kept as written (not portable)" for pattern, what in r["not_portable"].items()
+                 if re.search(pattern, out, re.M)]
     return out
 
 
@@ -142,7 +143,8 @@ def render(m: Manifest) -> Portable:
         out.warnings.append(f"description cut to {MAX_DESCRIPTION} characters")
     body = _prompt_text(m).strip()
     if not body:
-        raise ValueError("no instructions to export (a SKILL.md is instructions; this skill has none)")
+        extra = f"; SKILL.yaml only: {', '.join(left_out(m))}" if left_out(m) else ""
+        raise ValueError(f"no instructions to export (a SKILL.md is instructions){extra}")
     body = rewrite_body(body, out.warnings)
     dropped = _frontmatter_fields(m)
     if dropped:
