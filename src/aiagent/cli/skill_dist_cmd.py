@@ -42,6 +42,13 @@ def _ctx(cwd: str | None, refresh: bool = False) -> Any:
     return context(Settings.load(Path(cwd or os.getcwd())), refresh)
 
 
+def _registry(cwd: str | None, refresh: bool) -> Any:
+    from aiagent.config.settings import Settings
+    from aiagent.skills.distribution.registry import from_settings
+
+    return from_settings(Settings.load(Path(cwd or os.getcwd())), refresh)
+
+
 def _confirm(yes: bool) -> Callable[[list[str]], bool]:
     def confirm(lines: list[str]) -> bool:
         click.echo("\n".join(lines))
@@ -182,7 +189,7 @@ def outdated_cmd(as_json: bool, refresh: bool, cwd: str | None) -> None:
 def search_cmd(text: str, as_json: bool, refresh: bool, cwd: str | None) -> None:
     """Search the registry's index by name, description and tags."""
     with _errors():
-        found = _ctx(cwd, refresh).registry().search(text)
+        found = _registry(cwd, refresh).search(text)
     _print_entries(found, as_json, f"no skill in the registry matches {text!r}")
 
 
@@ -199,7 +206,7 @@ def _print_entries(entries: list[Any], as_json: bool, empty: str) -> None:
 
 def _list_available(cwd: str | None, as_json: bool, refresh: bool = False) -> None:
     with _errors():
-        index = _ctx(cwd, refresh).registry().index()
+        index = _registry(cwd, refresh).index()
     for warning in index.warnings:
         click.echo(f"warning: {warning}", err=True)
     _print_entries(index.entries, as_json, "the registry lists no skills")

@@ -13,7 +13,7 @@ from aiagent.skills.distribution import lockfile
 from aiagent.skills.distribution.install import Confirm, Installer, dependents, uninstall
 from aiagent.skills.distribution.lockfile import Pin
 from aiagent.skills.distribution.names import DistError, Request, check_name, parse_request
-from aiagent.skills.distribution.registry import DEFAULT_TTL, Registry
+from aiagent.skills.distribution.registry import Registry, from_settings
 from aiagent.skills.manifest import Manifest
 
 
@@ -36,18 +36,7 @@ class Context:
         return self.project_dir if project else self.user_dir
 
     def registry(self) -> Registry:
-        from aiagent.skills.config import SkillConfigError, duration
-
-        table = self.settings.get("skills", {}) or {}
-        url = table.get("registry_url")
-        if not url:
-            raise DistError("no skill registry is configured: set [skills] registry_url (a git URL or a folder)")
-        try:
-            ttl = duration(table.get("registry_ttl"), DEFAULT_TTL, "skills.registry_ttl")
-        except SkillConfigError as exc:
-            raise DistError(str(exc)) from None
-        cache = paths.data_dir(self.settings.env) / "registries"
-        return Registry.from_location(str(url), self.settings.workspace, cache, ttl).sync(self.refresh)
+        return from_settings(self.settings, self.refresh)
 
     def installed(self) -> dict[str, Manifest]:
         from aiagent.skills.loader import default_sources, discover

@@ -121,6 +121,23 @@ def parse_record(data: Any, name: str, version: str, where: str) -> VersionRecor
     )
 
 
+def from_settings(settings: Any, refresh: bool = False) -> Registry:
+    """The registry ``[skills] registry_url`` names, synced (see :meth:`Registry.sync`)."""
+    from aiagent.config import paths
+    from aiagent.skills.config import SkillConfigError, duration
+
+    table = settings.get("skills", {}) or {}
+    url = table.get("registry_url")
+    if not url:
+        raise DistError("no skill registry is configured: set [skills] registry_url (a git URL or a folder)")
+    try:
+        ttl = duration(table.get("registry_ttl"), DEFAULT_TTL, "skills.registry_ttl")
+    except SkillConfigError as exc:
+        raise DistError(str(exc)) from None
+    cache = paths.data_dir(settings.env) / "registries"
+    return Registry.from_location(str(url), settings.workspace, cache, ttl).sync(refresh)
+
+
 def cache_key(url: str) -> str:
     return hashlib.sha256(url.encode()).hexdigest()[:16]
 
