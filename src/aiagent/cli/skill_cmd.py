@@ -248,3 +248,9 @@ def permissions_cmd(name: str, revoke: bool, grant: bool, cwd: str | None) -> No
         when = datetime.datetime.fromtimestamp(g.created_at).strftime("%Y-%m-%d %H:%M")
         where = f" ({g.project})" if g.project else ""
         click.echo(f"  {g.permission:<16} {g.scope}{where}, {when} — {describe(g.permission)}")
+
+
+# install, add, remove, update, outdated, search, registry, export, import; list --available
+from aiagent.cli.skill_dist_cmd import attach as _attach_distribution  # noqa: E402
+
+_attach_distribution(skill)

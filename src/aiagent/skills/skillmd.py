@@ -20,6 +20,7 @@ from aiagent.skills.manifest import (
     ManifestError,
     PromptConfig,
     parse_manifest,
+    safe_yaml,
 )
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -51,7 +52,7 @@ def parse_frontmatter(block: str, path: Path) -> dict[str, Any]:
     import yaml
 
     try:
-        data = yaml.safe_load(block) if block.strip() else {}
+        data = safe_yaml(block) if block.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 2}" if mark is not None else ""
