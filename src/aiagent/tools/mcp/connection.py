@@ -30,7 +30,7 @@ class ServerDown(Exception):
 class McpOptions:
     """``[mcp]`` settings that apply to every server (an entry may override the time-outs)."""
 
-    startup_timeout: float = 10.0
+    startup_timeout: float = 30.0
     call_timeout: float = 120.0
     max_result_chars: int = 100_000
     max_message_bytes: int = 16 * 1024 * 1024
@@ -38,7 +38,7 @@ class McpOptions:
     @classmethod
     def from_settings(cls, settings: Any) -> McpOptions:
         table = settings.get("mcp", {}) or {}
-        return cls(float(table.get("startup_timeout", 10.0)), float(table.get("call_timeout", 120.0)),
+        return cls(float(table.get("startup_timeout", 30.0)), float(table.get("call_timeout", 120.0)),
                    int(table.get("max_result_chars", 100_000)),
                    int(table.get("max_message_bytes", 16 * 1024 * 1024)))
 
@@ -89,6 +89,7 @@ class McpConnection:
 
     async def _start(self) -> None:
         self.output, self._stop, self._gone = ServerOutput(), asyncio.Event(), asyncio.Event()
+        self.tools, self.resources, self.prompts = [], [], []
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.starts += 1
         self._task = asyncio.create_task(self._own(ready))

@@ -106,9 +106,10 @@ def attach(agent: Agent, settings: Any, *, whitelist: Sequence[str] | None = Non
             mine.add(tool.name)
 
     async def start(_messages: list[Message]) -> None:
-        for connection in await manager.start_all():
+        started = await manager.start_all()
+        for connection in started:
             sync(connection, manager.tools_of(connection))
-        if any(c.resources for c in manager.connections.values()):
+        if any(c.resources for c in started):
             agent.add_tool(ReadResourceTool(manager.connections, manager.options.max_result_chars),
                            offer=offered("mcp_read_resource"))
 
