@@ -69,8 +69,10 @@ class Discovered:
     problems: list[str]  # one line each: a file or entry that was skipped
 
 
-def discover(settings: Any) -> Discovered:
-    """Every configured server; broken files and entries become ``problems``."""
+def discover(settings: Any, *, show_untrusted: bool = False) -> Discovered:
+    """Every configured server; broken files and entries become ``problems``. With
+    ``show_untrusted`` an untrusted project's ``.mcp.json`` is read too, its servers
+    disabled (for ``aiagent mcp list``)."""
     env: Mapping[str, str] = settings.env
     found: dict[str, ServerConfig] = {}
     problems: list[str] = []
@@ -79,7 +81,7 @@ def discover(settings: Any) -> Discovered:
         _add(found, problems, name, entry, "[mcp.servers]", env)
     trusted = settings.trust is None or settings.trust.trusted
     files = [(p, True) for p in user_files(settings)]
-    if trusted and settings.get("mcp.project_file", True) is not False:
+    if (trusted or show_untrusted) and settings.get("mcp.project_file", True) is not False:
         files.insert(0, (project_file(settings.workspace), False))
     for path, is_user in files:
         try:
@@ -89,6 +91,9 @@ def discover(settings: Any) -> Discovered:
             continue
         for name, entry in entries.items():
             _add(found, problems, name, entry, str(path), env)
+            if not (trusted or is_user) and name in found and found[name].source == str(path):
+                found[name].enabled = False
+                found[name].source += " (folder not trusted: aiagent trust)"
     return Discovered(found, problems)
 
 
