@@ -194,3 +194,14 @@ def test_web_search(server: str) -> None:
     assert text == "- [Result A](https://a.example)\n  about A"
     text, error = call("web_search", {"query": "x"})
     assert error and "web_search is not configured" in text
+
+
+def test_approval_like_any_network_tool(tmp_path: Any) -> None:
+    from aiagent.permissions.policy import PermissionPolicy
+
+    tool = ToolRegistry().get("web_fetch")
+    verdicts = []
+    for mode, interactive in (("read-only", True), ("prompt", True), ("prompt", False), ("full-auto", False)):
+        policy = PermissionPolicy(mode, None, workspace=tmp_path, interactive=interactive)  # type: ignore[arg-type]
+        verdicts.append(asyncio.run(policy.decide(tool, {"url": "https://example.com"})).verdict)  # type: ignore[arg-type]
+    assert verdicts == ["deny", "ask", "deny", "allow"]
