@@ -108,6 +108,7 @@ class Application:
         agent.use_session(session)
         if self.settings.get("skills.enabled", True) is not False:
             self._add_skills(agent)
+        self._add_mcp(agent)
         return agent
 
     def skill_runtime(self, **kwargs: Any) -> SkillRuntime:
@@ -123,6 +124,13 @@ class Application:
         runtime = self.skill_runtime(llm=provider_llm(agent.provider, self.settings.model),
                                      report=warn)
         attach(runtime, agent, self.settings.agent.tools)
+
+    def _add_mcp(self, agent: Agent) -> None:
+        """MCP servers' tools join the agent's once the conversation starts."""
+        from aiagent.skills.wiring import warn
+        from aiagent.tools.mcp.manager import attach
+
+        attach(agent, self.settings, whitelist=self.settings.agent.tools, report=warn)
 
 
 def _new_agent(settings: Settings, provider: Provider, registry: ToolRegistry,

@@ -61,6 +61,7 @@ def test_every_builtin_declares_its_effect() -> None:
                  "git_log", "job_list", "job_output"},
         "write": {"write_file", "edit", "apply_patch", "git_commit", "git_branch"},
         "execute": {"shell", "shell_command", "exec_command", "write_stdin", "job_kill"},
+        "network": {"web_fetch", "web_search"},
     }
     for name in BUILTIN_TOOLS:
         effect = effect_of(builtin(name))

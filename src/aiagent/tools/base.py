@@ -44,6 +44,8 @@ BUILTIN_TOOLS: dict[str, str] = {
     "git_log": "aiagent.tools.git:GitLogTool",
     "git_commit": "aiagent.tools.git:GitCommitTool",
     "git_branch": "aiagent.tools.git:GitBranchTool",
+    "web_fetch": "aiagent.tools.web:WebFetchTool",
+    "web_search": "aiagent.tools.web:WebSearchTool",
 }
 
 

@@ -13,7 +13,7 @@ profile``, default ``default``):
 ``all``       every built-in tool.
 
 Groups name several tools at once where a list of tools is accepted (``--tools``):
-``read``, ``search``, ``edit``, ``shell``, ``exec``, ``jobs``, ``git``; a profile name
+``read``, ``search``, ``edit``, ``shell``, ``exec``, ``jobs``, ``git``, ``web``; a profile name
 also works as a group.
 """
 
@@ -71,6 +71,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "exec": ("exec_command", "write_stdin"),
     "jobs": ("job_list", "job_output", "job_kill"),
     "git": ("git_status", "git_diff", "git_log", "git_commit", "git_branch"),
+    "web": ("web_fetch", "web_search"),
 }
 
 

@@ -1,0 +1,135 @@
+"""All MCP servers of one agent run, and how they join the agent's tools.
+
+:func:`attach` is called by the one set-up path (:mod:`aiagent.app`): it reads the
+configured servers, and on the conversation start starts them all at once (each bounded by
+its start-up time-out), offers their tools, and keeps them current when a server announces
+a change. A server that fails to start is reported and its tools are not offered; the run
+goes on. At the end every server is stopped (its whole process tree).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from aiagent.contracts.hooks import Hooks
+from aiagent.contracts.messages import Message
+from aiagent.contracts.tools import Tool
+from aiagent.tools.base import ToolRegistry
+from aiagent.tools.mcp.config import ServerConfig, discover
+from aiagent.tools.mcp.connection import McpConnection, McpOptions, ServerDown
+from aiagent.tools.mcp.tools import McpTool, ReadResourceTool, check_tool
+
+Report = Callable[[str], None]
+
+
+class Agent(Protocol):
+    """The operations of the core's Agent that this wiring uses."""
+
+    tools: ToolRegistry
+
+    def add_tool(self, tool: Tool, *, offer: bool = True) -> None: ...
+    def remove_tool(self, name: str) -> None: ...
+    def add_hooks(self, hooks: Hooks, *, first: bool = False) -> None: ...
+
+
+class McpManager:
+    def __init__(self, servers: dict[str, ServerConfig], options: McpOptions, *, env: Any,
+                 workspace: Any, report: Report) -> None:
+        self.options, self.report = options, report
+        self.connections = {
+            name: McpConnection(config, env=env, workspace=workspace, options=options,
+                                on_tools_changed=self._changed)
+            for name, config in servers.items() if config.enabled}
+        self.on_change: Callable[[McpConnection, list[Tool]], None] | None = None
+
+    async def start_all(self) -> list[McpConnection]:
+        """Start every server concurrently; the ones that came up."""
+        results = await asyncio.gather(*(self._start(c) for c in self.connections.values()))
+        return [c for c, ok in zip(self.connections.values(), results, strict=True) if ok]
+
+    async def _start(self, connection: McpConnection) -> bool:
+        try:
+            await connection.ensure()
+        except ServerDown as exc:
+            self.report(str(exc))
+            return False
+        return True
+
+    def tools_of(self, connection: McpConnection) -> list[Tool]:
+        found: list[Tool] = []
+        for remote in connection.tools:
+            problem = check_tool(connection.name, remote)
+            if problem:
+                self.report(problem)
+                continue
+            found.append(McpTool(connection, remote, self.options.max_result_chars))
+        return found
+
+    def _changed(self, connection: McpConnection) -> None:
+        if self.on_change is not None:
+            self.on_change(connection, self.tools_of(connection))
+
+    async def close(self) -> None:
+        await asyncio.gather(*(c.close() for c in self.connections.values()),
+                             return_exceptions=True)
+
+
+def attach(agent: Agent, settings: Any, *, whitelist: Sequence[str] | None = None,
+           report: Report) -> McpManager | None:
+    """Offer the configured MCP servers' tools to ``agent``; None when there are none."""
+    found = discover(settings)
+    for problem in found.problems:
+        report(problem)
+    if settings.get("mcp.enabled", True) is False or not any(
+            s.enabled for s in found.servers.values()):
+        return None
+    _prefetch_sdk()
+    manager = McpManager(found.servers, McpOptions.from_settings(settings), env=settings.env,
+                         workspace=settings.workspace, report=report)
+    owned: dict[str, set[str]] = {}
+
+    def offered(name: str) -> bool:
+        return whitelist is None or name in whitelist or name.split("__", 1)[0] in whitelist
+
+    def sync(connection: McpConnection, tools: list[Tool]) -> None:
+        mine = owned.setdefault(connection.name, set())
+        for name in mine - {t.name for t in tools}:
+            agent.remove_tool(name)
+            mine.discard(name)
+        for tool in tools:
+            if tool.name in agent.tools and tool.name not in mine:
+                report(f"MCP server {connection.name}: tool {tool.name} skipped: the name is taken")
+                continue
+            agent.add_tool(tool, offer=offered(tool.name))
+            mine.add(tool.name)
+
+    async def start(_messages: list[Message]) -> None:
+        started = await manager.start_all()
+        for connection in started:
+            sync(connection, manager.tools_of(connection))
+        if any(c.resources for c in started):
+            agent.add_tool(ReadResourceTool(manager.connections, manager.options.max_result_chars),
+                           offer=offered("mcp_read_resource"))
+
+    manager.on_change = sync
+    agent.add_hooks(Hooks(on_conversation_start=[start], on_close=[manager.close]))
+    return manager
+
+
+def _prefetch_sdk() -> None:
+    """Import the SDK (over a second) in a thread while the rest of the set-up goes on."""
+    import sys
+    import threading
+
+    if "mcp" in sys.modules:
+        return
+
+    def load() -> None:
+        import contextlib
+
+        with contextlib.suppress(Exception):
+            import mcp  # noqa: F401
+
+    threading.Thread(target=load, name="aiagent-mcp-import", daemon=True).start()
