@@ -1,0 +1,1 @@
+"""Pipelines built on the agent core: code review and log analysis."""
