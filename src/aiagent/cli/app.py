@@ -17,7 +17,8 @@ from aiagent.cli import SUBCOMMANDS
 EXIT_CODES_HELP = """\b
 Exit codes:
   0    done
-  1    gate failed (security-audit findings over the threshold)
+  1    gate failed (security-audit findings over the threshold,
+       log-analysis incident severity at --fail-on)
   2    usage, configuration or environment error (bad flag or setting,
        damaged database, unwritable folder)
   3    provider unavailable (key missing or rejected, unknown model,
@@ -106,11 +107,23 @@ class LazyGroup(click.Group):
     "--cwd", type=click.Path(file_okay=False), help="Work in this folder instead of the current one."
 )
 @click.option("--trust", is_flag=True, help="Trust this folder for this run (its skills and config).")
+@click.option(
+    "--mode", type=click.Choice(["chat", "code-review", "log-analysis"]), default="chat",
+    show_default=True, help="What a headless run does (log-analysis: a log on stdin or --file).",
+)
+@click.option(
+    "--fail-on", type=click.Choice(["critical", "high", "medium", "low", "info"]),
+    help="Exit 1 when the result reaches this severity (code-review, log-analysis).",
+)
 @click.pass_context
 def cli(ctx: click.Context, **options: Any) -> None:
     """aiagent: an AI coding agent for the terminal and for CI."""
     if ctx.invoked_subcommand is not None:
         return
+    if options.get("mode") == "log-analysis":
+        from aiagent.cli.logs_cmd import run_log_analysis
+
+        ctx.exit(run_log_analysis(options))
     from aiagent.cli.run import run_agent
 
     ctx.exit(run_agent(options))
