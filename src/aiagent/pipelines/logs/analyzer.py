@@ -61,10 +61,28 @@ class Analyzer:
         self._tail: list[bytes] = []
         self._open: OpenEvent | None = None
         self._awaiting: list[Exemplar] = []
+        self._held = b""
+        self._orphans: list[bytes] = []
 
     # ---- one block -------------------------------------------------------------------
 
     def feed(self, block: bytes) -> None:
+        """Analyse a block of whole lines. Its last line is held back until the next
+        block (or :meth:`finish`), so that every line has the line after it at hand."""
+        data = self._held + block
+        cut = data.rfind(b"\n", 0, len(data) - 1)
+        if cut < 0:
+            self._held = data
+            return
+        self._held = data[cut + 1:]
+        self._feed(data[:cut + 1])
+
+    def finish(self) -> None:
+        held, self._held = self._held, b""
+        if held:
+            self._feed(held)
+
+    def _feed(self, block: bytes) -> None:
         raw = block.split(b"\n")
         raw.pop()
         keys = block.translate(KEY_TABLE).split(b"\n")
@@ -83,7 +101,7 @@ class Analyzer:
             for i in [i for i, key in enumerate(keys) if key in hot]:
                 if i >= start:
                     start = self._event(i, raw, keys, start)
-        self._tail = raw[-self.context:] if self.context else []
+        self._keep_tail(raw, keys, start)
         self.lines += len(raw)
         self.bytes += len(block)
         if self.on_progress is not None:
@@ -168,6 +186,17 @@ class Analyzer:
             self.events -= 1
             self.inner_lines += 1
 
+    def _held_kind(self) -> int | None:
+        """The kind of the line held back for the next block (learnt now if new)."""
+        if not self._held:
+            return None
+        raw = self._held.rstrip(b"\n")[:self.max_line]
+        keys = [raw.translate(KEY_TABLE)]
+        self._mark_status(raw, keys)
+        if keys[0] not in self._keys:
+            self._learn(Counter(keys), keys, [raw])
+        return self._kind(keys[0])
+
     def _kind(self, key: bytes) -> int:
         info = self._keys.get(key)
         return info.kind if info is not None else ev.LINE
@@ -222,7 +251,7 @@ class Analyzer:
         rules = self.rules
         while j < len(raw):
             kind = self._kind(keys[j])
-            following = self._kind(keys[j + 1]) if j + 1 < len(raw) else None
+            following = self._kind(keys[j + 1]) if j + 1 < len(raw) else self._held_kind()
             if not ev.joins(kind, event.last_kind, following):
                 break
             if kind == ev.FRAME_TAIL:
@@ -245,32 +274,54 @@ class Analyzer:
             while begin > floor and self._kind(keys[begin - 1]) == ev.CONTINUATION \
                     and i - begin < self.rules.event_max_lines:
                 begin -= 1
-        lines = [decode(line) for line in raw[begin:i]] + [head]
+        prefix: list[bytes] = []
+        if info.kind == ev.FRAME_TAIL and begin == 0 and floor == 0:
+            prefix = self._orphans  # its frames ended the previous block
+        lines = [decode(line) for line in [*prefix, *raw[begin:i]]] + [head]
         event = OpenEvent(lines, sum(map(len, lines)), info.kind, [])
         end = self._extend(event, raw, keys, i + 1)
         line_no = self.lines + i + 1
-        at = self._time_near(raw, begin, i)
-        self._record(info, event, line_no, at, self._before(raw, begin))
+        before = self._before(raw, begin, bool(prefix))
+        at = self._time_near(head, before)
+        self._record(info, event, line_no, at, before)
         if end < len(raw):
             for ex in event.exemplars:
                 self._fill_after(ex, raw, end)
         return end
 
-    def _time_near(self, raw: list[bytes], begin: int, i: int) -> float | None:
-        """The head's time, else the time of a line just above the event."""
-        for j in [i, *range(begin - 1, max(-1, begin - 6), -1)]:
-            at = parse_line(decode(raw[j], 400)).ts
+    def _keep_tail(self, raw: list[bytes], keys: list[bytes], free: int) -> None:
+        """Remember the lines before the next block: trailing continuation lines that no
+        event took (a bare traceback's frames, whose exception line may come next) and
+        the context lines above them."""
+        if self._open is not None:
+            free = len(raw)
+        cap = self.rules.event_max_lines
+        r = len(raw)
+        while r > free and len(raw) - r < cap and self._kind(keys[r - 1]) == ev.CONTINUATION:
+            r -= 1
+        if r == 0 and free == 0:
+            self._orphans = (self._orphans + raw)[-cap:]
+            return
+        self._orphans = raw[r:]
+        if self.context:
+            self._tail = (self._tail + raw[:r][-self.context:])[-self.context:]
+
+    def _time_near(self, head: str, before: list[str]) -> float | None:
+        """The head's time, else the time of the nearest line above the event."""
+        for text in [head, *reversed(before)]:
+            at = parse_line(text).ts
             if at is not None:
                 if self.timed:
                     self._saw_time(at)
                 return at
         return self._last_at
 
-    def _before(self, raw: list[bytes], begin: int) -> list[str]:
+    def _before(self, raw: list[bytes], begin: int, past_orphans: bool = False) -> list[str]:
         lines = raw[max(0, begin - self.context):begin]
         if len(lines) < self.context and begin < self.context:
+            earlier = self._tail if past_orphans else self._tail + self._orphans
             missing = self.context - len(lines)
-            lines = self._tail[max(0, len(self._tail) - missing):] + lines
+            lines = earlier[max(0, len(earlier) - missing):] + lines
         return [decode(line, 400) for line in lines]
 
     def _fill_after(self, ex: Exemplar, raw: list[bytes], start: int) -> None:
