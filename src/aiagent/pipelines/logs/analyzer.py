@@ -46,6 +46,7 @@ class Analyzer:
         self.timeline = Timeline(int(cfg["report"]["timeline_buckets"]))
         self.on_progress = on_progress
         self.bytes = self.lines = self.events = self.inner_lines = self.pruned_lines = 0
+        self.blank_lines = 0
         self.levels: Counter[int] = Counter()
         self.formats: Counter[str] = Counter()
         self.clusters: dict[int, ClusterStats] = {}
@@ -167,6 +168,9 @@ class Analyzer:
             if info is None:  # its cluster was pruned while this block was learnt
                 self.pruned_lines += n
                 self.events += n
+                continue
+            if info.kind == ev.BLANK:
+                self.blank_lines += n
                 continue
             if info.cluster is None:
                 self.inner_lines += n

@@ -15,7 +15,6 @@ def analyse(source: LogSource, on_progress: Progress | None = None) -> dict[str,
     for block in read_blocks(source):
         analysis.feed(block)
     analysis.finish()
-    if analysis.lines == 0 or (analysis.events == 0 and analysis.inner_lines == 0
-                               and analysis.pruned_lines == 0):
+    if analysis.lines == analysis.blank_lines:
         raise LogInputError(f"{source.name}: the log is empty (no lines to analyse)")
     return build(analysis, source)
