@@ -88,3 +88,13 @@ def test_invalid_utf8_is_read_with_replacement() -> None:
     report = analyse(open_log(None, io.BufferedReader(io.BytesIO(data))))
     assert report["clusters"][0]["exemplars"][0]["event"] == [
         "2024-05-01T12:00:00Z ERROR bad byte \ufffd\ufffd here"]
+
+
+def test_times_far_apart_stay_bounded() -> None:
+    """A line from 1970 beside lines from 2024, and one from 9999: the timeline coarsens,
+    it never walks the years bucket by bucket."""
+    text = ("2024-05-01T12:00:00Z INFO a\n" * 50 + "1970-01-01T00:00:01Z ERROR old\n"
+            + "2024-05-01T12:00:05Z INFO b\n" * 50 + "9999-12-31T23:59:59Z ERROR future\n")
+    report = report_of(text)
+    assert len(report["timeline"]["buckets"]) <= rules.limits()["report"]["timeline_buckets"]
+    assert report["levels"] == {"error": 2, "info": 100}

@@ -10,6 +10,7 @@ past its limit, exemplars are capped, the timeline coarsens.
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -20,12 +21,13 @@ from aiagent.pipelines.logs.formats import ERROR, RANK, WARNING, parse_line
 from aiagent.pipelines.logs.mining import Miner
 from aiagent.pipelines.logs.rules import limits, patterns
 from aiagent.pipelines.logs.timeline import Timeline
+from aiagent.pipelines.logs.timeparse import parse_time
 
 KEY_TABLE = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
 STATUS = re.compile(rb'" ([45])\d\d ')  # an access log's 4xx/5xx: digits vanish from keys
 KEY_BYTES_LIMIT = 16 * 1024 * 1024
 MAX_CLUSTERS = 20000
-SAMPLES = 256  # lines per block whose time places the block's volume on the timeline
+SAMPLES = 64  # lines per block whose time places the block's volume on the timeline
 Progress = Callable[[int, int], None]
 
 
@@ -63,6 +65,7 @@ class Analyzer:
         self._open: OpenEvent | None = None
         self._awaiting: list[Exemplar] = []
         self._held = b""
+        self._rng = random.Random(0)  # exemplar sampling: the same log, the same report
         self._orphans: list[bytes] = []
 
     # ---- one block -------------------------------------------------------------------
@@ -208,20 +211,28 @@ class Analyzer:
     # ---- time ------------------------------------------------------------------------
 
     def _place_volume(self, raw: list[bytes]) -> None:
+        """Put the block's lines on the timeline: the times of a few lines, and the lines
+        between two of them spread evenly over the time between."""
         if not raw:
             return
         step = max(1, len(raw) // SAMPLES)
         picks = sorted({*range(0, len(raw), step), len(raw) - 1})
-        times = [parse_line(decode(raw[i], 400)).ts for i in picks]
+        times = [parse_time(decode(raw[i], 200)) for i in picks]
         if self.timed is None:
             self.timed = any(t is not None for t in times)
-        share = len(raw) / len(picks)
-        for i, at in zip(picks, times, strict=True):
-            if self.timed and at is not None:
-                self._saw_time(at)
-                self.timeline.add(at, "lines", share)
-            elif not self.timed:
-                self.timeline.add(self.lines + i + 1, "lines", share)
+        if not self.timed:
+            self.timeline.add_span(self.lines + 1, self.lines + len(raw), len(raw))
+            return
+        known = [(i, t) for i, t in zip(picks, times, strict=True) if t is not None]
+        if not known:
+            return
+        prev_i, prev_t = -1, self._last_at if self._last_at is not None else known[0][1]
+        for i, at in known:
+            self.timeline.add_span(prev_t, at, i - prev_i)
+            prev_i, prev_t = i, at
+            self._saw_time(at)
+        if prev_i < len(raw) - 1:
+            self.timeline.add(prev_t, "lines", len(raw) - 1 - prev_i)
 
     def _saw_time(self, at: float) -> None:
         self._last_at = at
@@ -260,7 +271,8 @@ class Analyzer:
                 break
             if kind == ev.FRAME_TAIL:
                 self._uncount(keys[j])
-            if len(event.lines) < rules.event_max_lines and event.chars < rules.event_max_chars:
+            if event.keep and len(event.lines) < rules.event_max_lines \
+                    and event.chars < rules.event_max_chars:
                 text = decode(raw[j])
                 event.lines.append(text)
                 event.chars += len(text)
@@ -271,8 +283,14 @@ class Analyzer:
         return j
 
     def _event(self, i: int, raw: list[bytes], keys: list[bytes], floor: int) -> int:
+        """Count the event led by line ``i``; keep it as an exemplar when it is its
+        cluster's first or the reservoir sample picks it. Returns the index after it."""
         info = self._keys[keys[i]]
-        head = decode(raw[i])
+        assert info.cluster is not None
+        stats = self.clusters[info.cluster]
+        stats.events += 1
+        first_error = info.level >= ERROR and self.first_error is None
+        keep = stats.first is None or first_error or self._rng.random() * stats.events < 1
         begin = i
         if info.kind == ev.FRAME_TAIL:  # a bare traceback: its frames come before it
             while begin > floor and self._kind(keys[begin - 1]) == ev.CONTINUATION \
@@ -281,15 +299,30 @@ class Analyzer:
         prefix: list[bytes] = []
         if info.kind == ev.FRAME_TAIL and begin == 0 and floor == 0:
             prefix = self._orphans  # its frames ended the previous block
-        lines = [decode(line) for line in [*prefix, *raw[begin:i]]] + [head]
-        event = OpenEvent(lines, sum(map(len, lines)), info.kind, [])
-        end = self._extend(event, raw, keys, i + 1)
-        line_no = self.lines + i + 1
-        before = self._before(raw, begin, bool(prefix))
-        at = self._time_near(head, before)
-        self._record(info, event, line_no, at, before)
-        if end < len(raw):
-            for ex in event.exemplars:
+        lines = [decode(line) for line in [*prefix, *raw[begin:i + 1]]] if keep else []
+        event = OpenEvent(lines, sum(map(len, lines)), info.kind, [], keep=keep)
+        after = self._keys.get(keys[i + 1]) if i + 1 < len(raw) else None
+        if after is not None and after.kind == ev.LINE:  # the common case: a one-line event
+            end = i + 1
+        else:
+            end = self._extend(event, raw, keys, i + 1)
+        head = decode(raw[i], 200)
+        at = parse_time(head)
+        before: list[str] | None = None
+        if at is None or keep:
+            before = self._before(raw, begin, bool(prefix))
+            at = at if at is not None else self._time_above(before)
+        if at is not None and self.timed:
+            self._saw_time(at)
+        where = self.axis(self.lines + i + 1, at)
+        stats.arrivals.add(where)
+        self.timeline.add(where, "errors" if info.level >= ERROR else "warnings")
+        if keep and before is not None:
+            ex = Exemplar(self.lines + i + 1, at if self.timed else None, event.lines, before,
+                          need_after=self.context)
+            self._keep(stats, ex, first_error)
+            event.exemplars.append(ex)
+            if end < len(raw):
                 self._fill_after(ex, raw, end)
         return end
 
@@ -310,13 +343,11 @@ class Analyzer:
         if self.context:
             self._tail = (self._tail + raw[:r][-self.context:])[-self.context:]
 
-    def _time_near(self, head: str, before: list[str]) -> float | None:
-        """The head's time, else the time of the nearest line above the event."""
-        for text in [head, *reversed(before)]:
-            at = parse_line(text).ts
+    def _time_above(self, before: list[str]) -> float | None:
+        """The time of the nearest line above an event whose head has none."""
+        for text in reversed(before):
+            at = parse_time(text)
             if at is not None:
-                if self.timed:
-                    self._saw_time(at)
                 return at
         return self._last_at
 
@@ -335,19 +366,10 @@ class Analyzer:
         if ex.need_after > 0:
             self._awaiting.append(ex)
 
-    def _record(self, info: KeyInfo, event: OpenEvent, line_no: int, at: float | None,
-                before: list[str]) -> None:
-        assert info.cluster is not None
-        stats = self.clusters[info.cluster]
-        stats.events += 1
-        where = self.axis(line_no, at)
-        stats.arrivals.add(where)
-        self.timeline.add(where, "errors" if info.level >= ERROR else "warnings")
-        ex = Exemplar(line_no, at if self.timed else None, event.lines, before,
-                      need_after=self.context)
+    def _keep(self, stats: ClusterStats, ex: Exemplar, first_error: bool) -> None:
         if stats.first is None:
             stats.first = ex
-        stats.latest = ex
-        if info.level >= ERROR and self.first_error is None:
-            self.first_error, self.first_error_cluster = ex, info.cluster
-        event.exemplars.append(ex)
+        else:
+            stats.sample = ex
+        if first_error:
+            self.first_error, self.first_error_cluster = ex, stats.cluster_id

@@ -41,7 +41,7 @@ class ClusterStats:
     events: int = 0  # events led by such a line (errors and warnings only)
     arrivals: Arrivals = field(default_factory=Arrivals)
     first: Exemplar | None = None
-    latest: Exemplar | None = None
+    sample: Exemplar | None = None  # a later event, picked uniformly (reservoir sampling)
     formats: set[str] = field(default_factory=set)
 
 
@@ -53,6 +53,7 @@ class OpenEvent:
     chars: int
     last_kind: int
     exemplars: list[Exemplar]
+    keep: bool = True  # False: counted only, its lines not kept
 
 
 def joins(kind: int, last_kind: int, next_kind: int | None) -> bool:

@@ -73,7 +73,7 @@ def _where(analysis: Analyzer, value: float | None) -> Any:
 
 
 def _cluster(analysis: Analyzer, stats: ClusterStats) -> dict[str, Any]:
-    exemplars = [stats.first] if stats.first is stats.latest else [stats.first, stats.latest]
+    exemplars = [stats.first, stats.sample]
     return {
         **_brief(analysis, stats), "events": stats.events,
         "first_seen": _where(analysis, stats.arrivals.first),

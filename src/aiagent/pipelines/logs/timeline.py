@@ -31,6 +31,25 @@ class Timeline:
                 self.counts[c].extend([0.0] * (index + 1 - len(self.counts[c])))
         series[index] += n
 
+    def add_span(self, start: float, end: float, n: float, channel: str = "lines") -> None:
+        """``n`` spread evenly over ``[start, end]`` (a point when the span is empty)."""
+        if end <= start or n <= 0:
+            self.add(start, channel, n)
+            return
+        self.add(end, channel, 0.0)  # widen first, so the span's buckets are final
+        self.add(start, channel, 0.0)
+        assert self.origin is not None
+        at = max(start, self.origin)  # before the origin is all in the first bucket
+        if at >= end:
+            self.add(end, channel, n)
+            return
+        while at < end:
+            edge = min(end, self.origin + (int((at - self.origin) // self.width) + 1) * self.width)
+            if edge <= at:
+                edge = end
+            self.add(at, channel, n * (edge - at) / (end - start))
+            at = edge
+
     def _double(self) -> None:
         self.width *= 2
         for c, series in self.counts.items():

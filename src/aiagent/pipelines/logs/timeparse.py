@@ -6,6 +6,7 @@ epoch seconds or milliseconds."""
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 import time
 
@@ -25,28 +26,28 @@ def parse_time(text: str) -> float | None:
         return value / 1000 if value > 1e11 else value
     if m := _ISO.search(text):
         y, mo, d, h, mi, s, frac, zone = m.groups()
-        return _seconds(int(y), int(mo), int(d), int(h), int(mi), int(s), frac, zone)
-    if m := _CLF.search(text):
+        whole = _seconds(y, mo, d, h, mi, s, zone)
+    elif m := _CLF.search(text):
         d, mon, y, h, mi, s, zone = m.groups()
-        if mon not in MONTHS:
-            return None
-        return _seconds(int(y), MONTHS[mon], int(d), int(h), int(mi), int(s), None, zone)
-    if m := _SYSLOG.search(text):
+        frac, whole = None, _seconds(y, MONTHS.get(mon, 0), d, h, mi, s, zone)
+    elif m := _SYSLOG.search(text):
         mon, d, h, mi, s = m.groups()
-        if mon not in MONTHS:
-            return None
         year = time.gmtime().tm_year
-        return _seconds(year, MONTHS[mon], int(d), int(h), int(mi), int(s), None, None)
-    return None
-
-
-def _seconds(y: int, mo: int, d: int, h: int, mi: int, s: int,
-             frac: str | None, zone: str | None) -> float | None:
-    if not (1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60 and s < 61):
+        frac, whole = None, _seconds(year, MONTHS.get(mon, 0), d, h, mi, s, None)
+    else:
         return None
-    value = float(calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0)))
-    if frac:
-        value += int(frac) / 10 ** len(frac)
+    if whole is None or not frac:
+        return whole
+    return whole + int(frac) / 10 ** len(frac)
+
+
+@functools.lru_cache(maxsize=4096)  # events in the same second share the work
+def _seconds(y: str | int, mo: str | int, d: str | int, h: str, mi: str, s: str,
+             zone: str | None) -> float | None:
+    y, mo, d, hh, mm, ss = int(y), int(mo), int(d), int(h), int(mi), int(s)
+    if not (1 <= mo <= 12 and 1 <= d <= 31 and hh < 24 and mm < 60 and ss < 61):
+        return None
+    value = float(calendar.timegm((y, mo, d, hh, mm, ss, 0, 0, 0)))
     if zone and zone != "Z":
         sign = -1 if zone[0] == "+" else 1
         digits = zone[1:].replace(":", "")
