@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 AIAGENT = str(Path(sys.executable).with_name("aiagent"))
-NO_MODEL = {"OLLAMA_HOST": "127.0.0.1:9"}  # nothing answers there: no provider at all
 
 RunBytes = Callable[..., subprocess.CompletedProcess[bytes]]
 

@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NO_MODEL, RunBytes
 from log_scenarios import db_pool_deploy, mixed_formats, oom_loop
 
 from aiagent.testing import FakeLLM, Turn
 
+RunBytes = Any  # the run_bytes fixture (conftest.py)
+NO_MODEL = {"OLLAMA_HOST": "127.0.0.1:9"}  # nothing answers there: no provider at all
 MODE = ("--headless", "--mode=log-analysis")
 FAKE = (*MODE, "--provider", "openai")
 CAUSED_BY = ("Caused by: org.postgresql.util.PSQLException: FATAL: remaining connection "
