@@ -226,3 +226,52 @@ def test_a_log_with_no_newlines_stays_bounded(run_bytes: RunBytes, tmp_path: Pat
 
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     assert peak_mb < 200, f"peak RSS of a child: {peak_mb:.0f} MB"
+
+
+def test_the_question_reaches_the_model(run_bytes: RunBytes, db_log: Path) -> None:
+    with FakeLLM([Turn(text=incident())]) as fake:
+        proc = run_bytes(*FAKE, "--file", str(db_log), "--prompt", "Why do orders fail since noon?",
+                         env=fake_env(fake))
+        body = json.dumps(fake.requests[0]["json"])
+    assert proc.returncode == 0, proc.stderr
+    assert "Why do orders fail since noon?" in body
+
+
+def test_a_slow_model_hits_the_timeout(run_bytes: RunBytes, db_log: Path) -> None:
+    with FakeLLM([Turn(text=incident(), stall=20)]) as fake:
+        proc = run_bytes(*FAKE, "--file", str(db_log), "--timeout", "2s", "-o", "json",
+                         env=fake_env(fake))
+    assert proc.returncode == 4, proc.stderr
+    assert "time limit reached while waiting for the model" in proc.stderr.decode()
+    assert as_json(proc)["static"]["clusters"]
+
+
+def test_progress_shows_on_a_terminal_only(tmp_path: Path, clean_env: dict[str, str]) -> None:
+    """stderr a terminal: a progress line, erased at the end; stdout still the report."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    log = tmp_path / "big.log"
+    log.write_text(db_pool_deploy(minutes=60))  # a few MB: several blocks
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("aiagent")), *MODE, "--file",
+                             str(log), "-o", "json"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=slave, cwd=tmp_path,
+                            env={**clean_env, **NO_MODEL})
+    os.close(slave)
+    out, _ = proc.communicate(timeout=120)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.returncode == 0
+    assert b"aiagent: reading the log: " in seen and b"\r\x1b[K" in seen
+    assert json.loads(out)["static"]["input"]["lines"] > 10_000
