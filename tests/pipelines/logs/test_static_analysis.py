@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import io
+import random
 from typing import Any
 
 import pytest
 from log_scenarios import db_pool_deploy, mixed_formats, oom_loop
 
-from aiagent.pipelines.logs import rules
+from aiagent.pipelines.logs import formats, rules
 from aiagent.pipelines.logs.source import open_log
 from aiagent.pipelines.logs.static import analyse
 
@@ -98,3 +99,29 @@ def test_times_far_apart_stay_bounded() -> None:
     report = report_of(text)
     assert len(report["timeline"]["buckets"]) <= rules.limits()["report"]["timeline_buckets"]
     assert report["levels"] == {"error": 2, "info": 100}
+
+
+def test_a_log_of_unique_errors_keeps_bounded_clusters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every line its own template: the cluster table is pruned (hot ones too), every
+    line is still counted."""
+    from aiagent.pipelines.logs import analyzer
+
+    monkeypatch.setattr(analyzer, "MAX_HOT_CLUSTERS", 40)
+    monkeypatch.setattr(analyzer, "MAX_CLUSTERS", 200)
+    rnd = random.Random(5)
+    words = ["".join(rnd.choice("ghijklmnopqrstuvwxyz") for _ in range(7)) for _ in range(3000)]
+    lines = [f"ERROR {w} {words[(i * 7) % 3000]}" for i, w in enumerate(words)]
+    lines += [f"INFO {w} {w[::-1]} ready" for w in words]
+    seen: list[int] = []
+    original = analyzer.Analyzer._prune
+
+    def prune(self: analyzer.Analyzer, hot: bool = False) -> None:
+        original(self, hot)
+        seen.append(sum(1 for c in self.clusters.values() if c.level >= formats.WARNING))
+
+    monkeypatch.setattr(analyzer.Analyzer, "_prune", prune)
+    monkeypatch.setitem(rules.limits()["read"], "block_bytes", 4096)
+    report = report_of("\n".join(lines) + "\n")
+    assert seen and max(seen) <= 40
+    assert report["input"]["lines"] == 6000 and report["input"]["pruned_lines"] > 0
+    assert sum(report["levels"].values()) + report["input"]["pruned_lines"] == 6000

@@ -26,7 +26,8 @@ from aiagent.pipelines.logs.timeparse import parse_time
 KEY_TABLE = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
 STATUS = re.compile(rb'" ([45])\d\d ')  # an access log's 4xx/5xx: digits vanish from keys
 KEY_BYTES_LIMIT = 16 * 1024 * 1024
-MAX_CLUSTERS = 20000
+MAX_CLUSTERS = 20000  # info-level ones hold a message only
+MAX_HOT_CLUSTERS = 2000  # error and warning ones hold two exemplars each
 SAMPLES = 64  # lines per block whose time places the block's volume on the timeline
 Progress = Callable[[int, int], None]
 
@@ -48,7 +49,7 @@ class Analyzer:
         self.timeline = Timeline(int(cfg["report"]["timeline_buckets"]))
         self.on_progress = on_progress
         self.bytes = self.lines = self.events = self.inner_lines = self.pruned_lines = 0
-        self.blank_lines = 0
+        self.blank_lines = self.pruned_events = 0
         self.levels: Counter[int] = Counter()
         self.formats: Counter[str] = Counter()
         self.clusters: dict[int, ClusterStats] = {}
@@ -65,6 +66,7 @@ class Analyzer:
         self._open: OpenEvent | None = None
         self._awaiting: list[Exemplar] = []
         self._held = b""
+        self._hot_clusters = 0
         self._rng = random.Random(0)  # exemplar sampling: the same log, the same report
         self._orphans: list[bytes] = []
 
@@ -150,20 +152,29 @@ class Analyzer:
             if len(self.clusters) >= MAX_CLUSTERS:
                 self._prune()
             stats = self.clusters[cluster] = ClusterStats(cluster, parsed.message[:400])
+        if level >= WARNING > stats.level:
+            if self._hot_clusters >= MAX_HOT_CLUSTERS:
+                self._prune(hot=True)
+            self._hot_clusters += 1
         stats.level = max(stats.level, level)
         stats.formats.add(parsed.format)
         return KeyInfo(cluster, level, kind, parsed.format)
 
-    def _prune(self) -> None:
+    def _prune(self, hot: bool = False) -> None:
         """Too many clusters (a log of unique lines): forget the smaller half of the
-        info-level ones; their lines stay counted in the totals."""
-        quiet = sorted((c for c in self.clusters.values() if c.level < WARNING),
-                       key=lambda c: c.count)
-        gone = {stats.cluster_id for stats in quiet[:len(quiet) // 2 + 1]}
-        for cluster_id in gone:
-            self.pruned_lines += self.clusters.pop(cluster_id).count
+        info-level ones, or (``hot``) of the error and warning ones, by events. Lines
+        counted before stay counted; lines of theirs that come later count as
+        ``pruned_lines`` (no level, no cluster)."""
+        kept = [c for c in self.clusters.values() if (c.level >= WARNING) == hot]
+        kept.sort(key=lambda c: (c.events, c.count))
+        gone = {stats.cluster_id for stats in kept[:len(kept) // 2 + 1]}
+        for cluster_id in gone:  # their lines so far stay in the level and format counts
+            del self.clusters[cluster_id]
         for key in [k for k, info in self._keys.items() if info.cluster in gone]:
             del self._keys[key]
+            self._hot.discard(key)
+        if hot:
+            self._hot_clusters -= len(gone)
 
     def _count(self, counts: Counter[bytes]) -> None:
         for key, n in counts.items():
@@ -285,9 +296,11 @@ class Analyzer:
     def _event(self, i: int, raw: list[bytes], keys: list[bytes], floor: int) -> int:
         """Count the event led by line ``i``; keep it as an exemplar when it is its
         cluster's first or the reservoir sample picks it. Returns the index after it."""
-        info = self._keys[keys[i]]
-        assert info.cluster is not None
-        stats = self.clusters[info.cluster]
+        info = self._keys.get(keys[i])
+        stats = self.clusters.get(info.cluster) if info and info.cluster is not None else None
+        if stats is None or info is None:  # pruned while this block was read
+            self.pruned_events += 1
+            return i + 1
         stats.events += 1
         first_error = info.level >= ERROR and self.first_error is None
         keep = stats.first is None or first_error or self._rng.random() * stats.events < 1

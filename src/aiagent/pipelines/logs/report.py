@@ -52,7 +52,7 @@ def _input(analysis: Analyzer, source: LogSource) -> dict[str, Any]:
         "name": source.name, "bytes": analysis.bytes, "compressed": source.compressed,
         "lines": analysis.lines, "events": analysis.events,
         "stack_trace_lines": analysis.inner_lines, "blank_lines": analysis.blank_lines,
-        "cut_lines": source.cut_lines,
+        "cut_lines": source.cut_lines, "pruned_lines": analysis.pruned_lines,
         "formats": {name: n for name, n in analysis.formats.most_common() if n > 0},
     }
 
