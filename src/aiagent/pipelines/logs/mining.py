@@ -13,9 +13,9 @@ from aiagent.pipelines.logs.rules import limits, patterns
 
 class Miner:
     def __init__(self) -> None:
-        from drain3 import TemplateMiner
-        from drain3.masking import MaskingInstruction
-        from drain3.template_miner_config import TemplateMinerConfig
+        from drain3 import TemplateMiner  # type: ignore[import-untyped]
+        from drain3.masking import MaskingInstruction  # type: ignore[import-untyped]
+        from drain3.template_miner_config import TemplateMinerConfig  # type: ignore[import-untyped]
 
         cfg = limits()["mining"]
         config = TemplateMinerConfig()

@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO, cast
 
 from aiagent.pipelines.logs.rules import limits
 
@@ -29,7 +29,7 @@ class LogInputError(Exception):
 class LogSource:
     """A readable log: ``name`` for messages (a path or ``stdin``), ``total`` bytes if known."""
 
-    stream: BinaryIO
+    stream: IO[bytes]
     name: str
     total: int | None = None
     compressed: bool = False
@@ -57,7 +57,8 @@ def open_log(path: Path | None, stdin: BinaryIO) -> LogSource:
             raise LogInputError(f"--file {path}: {exc.strerror or exc}") from None
         name = str(path)
     if raw.peek(2)[:2] == GZIP_MAGIC:
-        return LogSource(gzip.GzipFile(fileobj=raw, mode="rb"), name, total, compressed=True)
+        unpacked = cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb"))
+        return LogSource(unpacked, name, total, compressed=True)
     return LogSource(raw, name, total)
 
 

@@ -37,8 +37,8 @@ def parse_time(text: str) -> float | None:
     else:
         return None
     if whole is None or not frac:
-        return whole
-    return whole + int(frac) / 10 ** len(frac)
+        return None if whole is None else float(whole)
+    return float(whole + int(frac) / 10 ** len(frac))
 
 
 @functools.lru_cache(maxsize=4096)  # events in the same second share the work
