@@ -18,7 +18,8 @@ EXIT_CODES_HELP = """\b
 Exit codes:
   0    done
   1    gate failed (security-audit or code-review findings over the
-       threshold: --fail-on, --max-findings)
+       threshold: --fail-on, --max-findings; log-analysis incident
+       severity at --fail-on)
   2    usage, configuration or environment error (bad flag or setting,
        damaged database, unwritable folder)
   3    provider unavailable (key missing or rejected, unknown model,
@@ -106,7 +107,8 @@ class LazyGroup(click.Group):
 )
 @click.option(
     "--mode", type=click.Choice(["chat", "code-review", "log-analysis"]), default="chat",
-    show_default=True, help="What a headless run does: a prompt, a code review, a log analysis.",
+    show_default=True,
+    help="What a headless run does: a prompt, a code review, a log analysis (a log on stdin or --file).",
 )
 @click.option("--diff", "diff", metavar="RANGE",
               help="code-review: review A..B, A...B (from the merge base) or A (A..HEAD).")

@@ -114,11 +114,9 @@ def run_mode(options: dict[str, Any]) -> int:
 
         return run_review(options)
     if mode == "log-analysis":
-        import importlib
+        from aiagent.cli.logs_cmd import run_log_analysis
 
-        module = importlib.import_module("aiagent.cli.logs_cmd")
-        code: int = module.run_log_analysis(options)
-        return code
+        return run_log_analysis(options)
     return run_agent(options)
 
 

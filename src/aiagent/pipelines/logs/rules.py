@@ -1,0 +1,61 @@
+"""The pipeline's data files (``data/*.toml``), loaded once: limits, thresholds, patterns."""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+
+def data_text(name: str) -> str:
+    return resources.files(__package__).joinpath(f"data/{name}").read_text(encoding="utf-8")
+
+
+@functools.cache
+def limits() -> dict[str, Any]:
+    """``data/analysis.toml``: read sizes, mining settings, report sizes, severity rules."""
+    return tomllib.loads(data_text("analysis.toml"))
+
+
+@dataclass(frozen=True, slots=True)
+class Patterns:
+    formats: dict[str, re.Pattern[str]]
+    json_fields: dict[str, list[str]]
+    logfmt_pair: re.Pattern[str]
+    logfmt_fields: dict[str, list[str]]
+    level_word: re.Pattern[str]
+    level_names: dict[str, str]  # "ERR" -> "error"
+    error_hint: re.Pattern[str]
+    fatal_hint: re.Pattern[str]
+    continuation: re.Pattern[str]
+    after_frame: re.Pattern[str]
+    event_max_lines: int
+    event_max_chars: int
+    masks: dict[str, str]
+
+
+@functools.cache
+def patterns() -> Patterns:
+    """``data/patterns.toml`` compiled."""
+    raw = tomllib.loads(data_text("patterns.toml"))
+    levels = raw["levels"]
+    names = {word: level for level, words in levels["names"].items() for word in words}
+    fields = ("ts", "level", "msg")
+    return Patterns(
+        formats={name: re.compile(rx) for name, rx in raw["formats"].items()},
+        json_fields={k: raw["json"][k] for k in fields},
+        logfmt_pair=re.compile(raw["logfmt"]["pair"]),
+        logfmt_fields={k: raw["logfmt"][k] for k in fields},
+        level_word=re.compile(levels["word"]),
+        level_names=names,
+        error_hint=re.compile(levels["error_hint"]),
+        fatal_hint=re.compile(levels["fatal_hint"]),
+        continuation=re.compile(raw["events"]["continuation"]),
+        after_frame=re.compile(raw["events"]["after_frame"]),
+        event_max_lines=int(raw["events"]["max_lines"]),
+        event_max_chars=int(raw["events"]["max_chars"]),
+        masks=dict(raw["mask"]),
+    )
