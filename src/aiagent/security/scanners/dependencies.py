@@ -37,6 +37,8 @@ class DependencyScanner:
 
     def scan_project(self, inventory: Inventory, ctx: ScanContext) -> list[Finding]:
         packages = self._packages(inventory, ctx)
+        if not packages:  # no lockfile or manifest: do not load the snapshot (~0.2 s)
+            return []
         source = self._advisories(ctx)
         online = _online(packages, ctx)
         findings: list[Finding] = []
