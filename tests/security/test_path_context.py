@@ -113,6 +113,17 @@ def test_a_chain_made_only_of_test_code_is_demoted(tmp_path: Path) -> None:
     assert chains[0].score > chains[1].score
 
 
+def test_a_project_chain_entered_from_an_example_is_demoted(tmp_path: Path) -> None:
+    """The debugger chain links an entry to a secret anywhere; the entry decides."""
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "app.py").write_text(
+        'from flask import Flask\napp = Flask(__name__)\napp.run(debug=True)\n')
+    (tmp_path / "settings.py").write_text('SECRET_KEY = "s3cr3t-Value-f0r-flask-sessions-9"\n')
+    (chain,) = [c for c in _audit(tmp_path).chains if c.id.startswith("CHAIN-DEBUGGER")]
+    assert [s.path_category for s in chain.steps] == ["example", "source"]
+    assert chain.severity is Severity.HIGH  # critical, one step down
+
+
 def test_every_format_carries_the_path_category(tmp_path: Path) -> None:
     _tree(tmp_path)
     result = _audit(tmp_path)

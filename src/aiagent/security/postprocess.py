@@ -70,7 +70,8 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def _chain_context(chain: AttackChain, steps: int) -> AttackChain:
-    """A chain made only of demoted findings (tests, examples…) is demoted the same way."""
-    if any(s.path_category == SOURCE for s in chain.steps):
+    """A chain whose entry point is outside source code (tests, examples…) is demoted the
+    same way: that entry is not reachable in what ships, whatever it links to."""
+    if not chain.steps or chain.steps[0].path_category == SOURCE:
         return chain
     return replace(chain, severity=demote(chain.severity, steps))
