@@ -96,6 +96,48 @@ def test_build_script_slims_drops_withdrawn_and_keeps_newest(tmp_path: Path) -> 
     assert again.read_bytes() == out.read_bytes()  # reproducible
 
 
+RUSTSEC = """```toml
+[advisory]
+id = "RUSTSEC-2099-0001"
+package = "tinyvec-like"
+date = "2099-01-02"
+aliases = ["CVE-2099-1"]
+cvss = "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"
+
+[versions]
+patched = [">= 0.6.14, < 1.0.0", ">= 1.6.1"]
+unaffected = ["< 0.6.3"]
+```
+
+# Out-of-bounds write in insert_many
+
+Longer text.
+"""
+
+
+def test_rustsec_advisories_become_osv_ranges(tmp_path: Path) -> None:
+    from aiagent.security.deps.osvmatch import is_affected
+    from aiagent.security.deps.packages import Package
+    from aiagent.security.deps.rustsec import to_osv
+
+    rec = to_osv(RUSTSEC)
+    assert rec is not None and rec["summary"] == "Out-of-bounds write in insert_many"
+    assert rec["affected"][0]["ranges"][0]["events"] == [
+        {"introduced": "0.6.3"}, {"fixed": "0.6.14"}, {"introduced": "1.0.0"}, {"fixed": "1.6.1"}]
+    hits = {v: is_affected(rec, Package("crates.io", "tinyvec-like", v, "Cargo.lock"))
+            for v in ("0.6.2", "0.6.3", "0.6.13", "0.6.14", "0.9.0", "1.0.0", "1.6.0", "1.6.1")}
+    assert hits == {"0.6.2": False, "0.6.3": True, "0.6.13": True, "0.6.14": False,
+                    "0.9.0": False, "1.0.0": True, "1.6.0": True, "1.6.1": False}
+    crates = tmp_path / "crates" / "tinyvec-like"
+    crates.mkdir(parents=True)
+    (crates / "RUSTSEC-2099-0001.md").write_text(RUSTSEC)
+    (tmp_path / "crates" / "README.md").write_text("# not an advisory\n")
+    out = tmp_path / "s.json.gz"
+    subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "crates"), "--out", str(out)],
+                   check=True, capture_output=True, timeout=120)
+    assert json.loads(gzip.decompress(out.read_bytes()))["counts"] == {"crates.io": 1}
+
+
 def test_build_script_reports_a_bad_source_in_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{nope")
@@ -108,7 +150,8 @@ def test_build_script_reports_a_bad_source_in_one_line(tmp_path: Path) -> None:
 def test_bundled_snapshot_is_broad_and_slim() -> None:
     bundled = BundledAdvisories()
     counts = bundled.info["counts"]
-    assert counts["PyPI"] >= 2000 and counts["Go"] >= 4000 and counts["npm"] >= 3
+    assert counts["PyPI"] >= 2000 and counts["Go"] >= 4000 and counts["crates.io"] >= 1000
+    assert counts["npm"] >= 3
     assert bundled.info["newest_modified"] >= "2024-10"
     assert not any(r.get("withdrawn") for r in bundled.records)
     assert all("details" not in r and "references" not in r for r in bundled.records)
@@ -116,6 +159,7 @@ def test_bundled_snapshot_is_broad_and_slim() -> None:
     assert size < 1_000_000
     assert any(r["id"].startswith("PYSEC-") for r in bundled.lookup("PyPI", "Django"))
     assert any(r["id"].startswith("GO-") for r in bundled.lookup("Go", "golang.org/x/net"))
+    assert "RUSTSEC-2021-0003" in {r["id"] for r in bundled.lookup("crates.io", "smallvec")}
 
 
 def test_import_merges_newer_wins_and_withdrawn_retracts(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ ECOSYSTEMS = ("PyPI", "npm", "Go", "crates.io", "RubyGems", "Packagist", "Maven"
               "SwiftURL", "Pub")
 MATCHED_RANGES = {"SEMVER", "ECOSYSTEM"}
 SUMMARY_CHARS = 200
+RECORD_SUFFIXES = {".json", ".yaml", ".yml", ".md"}  # .md: RustSec advisories
 
 
 def is_withdrawn(record: dict[str, Any]) -> bool:
@@ -37,14 +38,34 @@ def read_any(path: Path) -> Iterator[dict[str, Any]]:
     if not path.exists():
         raise SecurityConfigError(str(path), "", "no such file or folder")
     if path.is_dir():
-        for file in sorted(p for p in path.rglob("*") if p.suffix in {".json", ".yaml", ".yml"}):
-            yield from decode(str(file), file.read_bytes(), file.suffix != ".json")
+        for file in sorted(p for p in path.rglob("*") if p.suffix in RECORD_SUFFIXES):
+            if file.suffix == ".md":
+                yield from _rustsec(file)
+            else:
+                yield from decode(str(file), file.read_bytes(), file.suffix != ".json")
     elif zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as zf:
             for name in sorted(n for n in zf.namelist() if n.endswith(".json")):
                 yield from decode(f"{path}:{name}", zf.read(name), False)
+    elif path.suffix == ".md":
+        yield from _rustsec(path)
     else:
         yield from decode(str(path), path.read_bytes(), path.suffix in {".yaml", ".yml"})
+
+
+def _rustsec(path: Path) -> Iterator[dict[str, Any]]:
+    """A RustSec advisory (TOML front matter); other Markdown files are not records."""
+    from aiagent.security.deps.rustsec import is_rustsec, to_osv
+
+    text = path.read_text("utf-8", "replace")
+    if not is_rustsec(text):
+        return
+    try:
+        record = to_osv(text, str(path))
+    except (ValueError, KeyError) as exc:
+        raise SecurityConfigError(str(path), "", f"not a RustSec advisory ({exc})") from None
+    if record is not None:
+        yield record
 
 
 def decode(source: str, raw: bytes, is_yaml: bool) -> Iterator[dict[str, Any]]:
