@@ -138,6 +138,38 @@ def test_rustsec_advisories_become_osv_ranges(tmp_path: Path) -> None:
     assert json.loads(gzip.decompress(out.read_bytes()))["counts"] == {"crates.io": 1}
 
 
+RUBYSEC = """---
+gem: xmlish
+cve: 2099-0002
+ghsa: abcd-efgh-ijkl
+title: XXE in xmlish
+date: 2099-02-03
+cvss_v3: 9.1
+patched_versions:
+  - "~> 4.2.11.1"
+  - ">= 5.2.2.1"
+unaffected_versions:
+  - "< 3.0"
+"""
+
+
+def test_ruby_advisory_db_files_become_osv_ranges(tmp_path: Path) -> None:
+    from aiagent.security.deps.osvmatch import is_affected
+    from aiagent.security.deps.osvsnapshot import read_any
+    from aiagent.security.deps.packages import Package
+
+    gems = tmp_path / "gems" / "xmlish"
+    gems.mkdir(parents=True)
+    (gems / "CVE-2099-0002.yml").write_text(RUBYSEC)
+    (rec,) = list(read_any(tmp_path / "gems"))
+    assert rec["id"] == "GHSA-abcd-efgh-ijkl" and rec["aliases"] == ["CVE-2099-0002"]
+    assert rec["database_specific"] == {"severity": "CRITICAL"}
+    hits = {v: is_affected(rec, Package("RubyGems", "xmlish", v, "Gemfile.lock"))
+            for v in ("2.9", "3.0", "4.2.11", "4.2.11.1", "4.2.20", "5.2.2", "5.2.2.1")}
+    assert hits == {"2.9": False, "3.0": True, "4.2.11": True, "4.2.11.1": False,
+                    "4.2.20": True, "5.2.2": True, "5.2.2.1": False}
+
+
 def test_build_script_reports_a_bad_source_in_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{nope")
@@ -151,7 +183,7 @@ def test_bundled_snapshot_is_broad_and_slim() -> None:
     bundled = BundledAdvisories()
     counts = bundled.info["counts"]
     assert counts["PyPI"] >= 2000 and counts["Go"] >= 4000 and counts["crates.io"] >= 1000
-    assert counts["npm"] >= 3
+    assert counts["RubyGems"] >= 1000 and counts["npm"] >= 3
     assert bundled.info["newest_modified"] >= "2024-10"
     assert not any(r.get("withdrawn") for r in bundled.records)
     assert all("details" not in r and "references" not in r for r in bundled.records)
@@ -160,6 +192,7 @@ def test_bundled_snapshot_is_broad_and_slim() -> None:
     assert any(r["id"].startswith("PYSEC-") for r in bundled.lookup("PyPI", "Django"))
     assert any(r["id"].startswith("GO-") for r in bundled.lookup("Go", "golang.org/x/net"))
     assert "RUSTSEC-2021-0003" in {r["id"] for r in bundled.lookup("crates.io", "smallvec")}
+    assert "GHSA-6wj9-77wq-jq7p" in {r["id"] for r in bundled.lookup("RubyGems", "nokogiri")}
 
 
 def test_import_merges_newer_wins_and_withdrawn_retracts(tmp_path: Path) -> None:

@@ -79,6 +79,13 @@ def decode(source: str, raw: bytes, is_yaml: bool) -> Iterator[dict[str, Any]]:
     except (ValueError, UnicodeDecodeError, ImportError) as exc:
         kind = "YAML" if is_yaml else "JSON"
         raise SecurityConfigError(source, "", f"not valid {kind} ({exc.__class__.__name__})") from None
+    if is_yaml:
+        from aiagent.security.deps import rubysec
+
+        if rubysec.is_rubysec(data):  # a ruby-advisory-db file, not an OSV record
+            record = rubysec.to_osv(data)
+            yield from [record] if record else []
+            return
     for i, record in enumerate(data if isinstance(data, list) else [data]):
         if not isinstance(record, dict) or not isinstance(record.get("id"), str):
             raise SecurityConfigError(source, f"[{i}].id", "an OSV record needs a string id")

@@ -20,7 +20,7 @@ COMPARATOR = re.compile(r"^\s*(>=|<=|>|<|=|\^|~)?\s*v?([0-9][0-9A-Za-z.+-]*)\s*$
 
 @dataclass(frozen=True, slots=True)
 class Bound:
-    version: SemverVersion
+    version: Any  # a univers version of one ecosystem (SemverVersion, RubygemsVersion…)
     inclusive: bool
 
 
@@ -42,7 +42,7 @@ def to_osv(text: str, source: str = "") -> dict[str, Any] | None:
     meta = tomllib.loads(m.group(1))
     adv, versions = meta.get("advisory") or {}, meta.get("versions") or {}
     safe = [_interval(r) for r in [*versions.get("patched", []), *versions.get("unaffected", [])]]
-    events = _events([i for i in safe if i is not None])
+    events = events_from_safe([i for i in safe if i is not None])
     if not events:
         return None
     title = next((line[2:].strip() for line in m.group(2).splitlines() if line.startswith("# ")), "")
@@ -94,9 +94,9 @@ def _next(v: SemverVersion, op: str) -> SemverVersion:
     return SemverVersion(f"0.{minor + 1}.0" if minor else f"0.0.{patch + 1}")
 
 
-def _events(safe: list[Interval]) -> list[dict[str, str]]:
+def events_from_safe(safe: list[Interval]) -> list[dict[str, str]]:
     """The complement of the safe intervals, as introduced/fixed/last_affected events."""
-    safe = sorted(safe, key=lambda i: (i.lo.version if i.lo else SemverVersion("0.0.0")))
+    safe = sorted(safe, key=lambda i: (i.lo is not None, i.lo.version if i.lo else 0))
     events: list[dict[str, str]] = []
     cursor: Bound | None = None  # where the affected stretch starts; None: at 0
     open_from_zero = True
