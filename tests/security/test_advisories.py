@@ -155,13 +155,18 @@ unaffected_versions:
 
 def test_ruby_advisory_db_files_become_osv_ranges(tmp_path: Path) -> None:
     from aiagent.security.deps.osvmatch import is_affected
-    from aiagent.security.deps.osvsnapshot import read_any
+    from aiagent.security.deps.osvsnapshot import newest, read_any
     from aiagent.security.deps.packages import Package
 
     gems = tmp_path / "gems" / "xmlish"
     gems.mkdir(parents=True)
     (gems / "CVE-2099-0002.yml").write_text(RUBYSEC)
-    (rec,) = list(read_any(tmp_path / "gems"))
+    other = tmp_path / "gems" / "xmlish-ext"
+    other.mkdir()  # the same advisory filed for a second gem
+    (other / "CVE-2099-0002.yml").write_text(RUBYSEC.replace("gem: xmlish", "gem: xmlish-ext"))
+    merged = newest(read_any(tmp_path / "gems"))["GHSA-abcd-efgh-ijkl"]
+    assert [a["package"]["name"] for a in merged["affected"]] == ["xmlish", "xmlish-ext"]
+    rec = merged
     assert rec["id"] == "GHSA-abcd-efgh-ijkl" and rec["aliases"] == ["CVE-2099-0002"]
     assert rec["database_specific"] == {"severity": "CRITICAL"}
     hits = {v: is_affected(rec, Package("RubyGems", "xmlish", v, "Gemfile.lock"))

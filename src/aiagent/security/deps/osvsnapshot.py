@@ -142,13 +142,24 @@ def _slim_affected(entry: dict[str, Any], wanted: set[str]) -> dict[str, Any] | 
 
 
 def newest(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """One record per id: the copy with the latest ``modified`` wins (a tie: the later one)."""
+    """One record per id: the copy with the latest ``modified`` wins. Copies of the same age
+    are one advisory seen from several places (a GHSA in two ecosystems' exports, or filed
+    once per gem): their affected packages are united."""
     by_id: dict[str, dict[str, Any]] = {}
     for record in records:
         old = by_id.get(record["id"])
-        if old is None or str(record.get("modified", "")) >= str(old.get("modified", "")):
+        new_time, old_time = str(record.get("modified", "")), str((old or {}).get("modified", ""))
+        if old is None or new_time > old_time:
             by_id[record["id"]] = record
+        elif new_time == old_time:
+            by_id[record["id"]] = {**record, "affected": _union(old.get("affected") or [],
+                                                                record.get("affected") or [])}
     return by_id
+
+
+def _union(a: list[Any], b: list[Any]) -> list[Any]:
+    seen = {json.dumps(x, sort_keys=True) for x in a}
+    return a + [x for x in b if json.dumps(x, sort_keys=True) not in seen]
 
 
 def build_snapshot(sources: Iterable[Path], ecosystems: Iterable[str] = ECOSYSTEMS,
