@@ -106,9 +106,12 @@ def test_db_import_then_audit_uses_it(tmp_path: Path) -> None:
     result = CliRunner().invoke(security, ["db", "import", str(FIXTURES / "osv"), "--db", str(db)])
     assert result.exit_code == 0 and "imported 7 advisories" in result.output
     (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "requirements.txt").write_text("jinja2==2.10\n")
+    (tmp_path / "app" / "requirements.txt").write_text("jinja2==2.10\npkg_with.list==1.0\n")
     out = invoke(str(tmp_path / "app"), "--osv-db", str(db), "-o", "json").output
-    assert [f["id"] for f in json.loads(out)["findings"]] == ["PYSEC-2021-66"]
+    ids = {f["id"] for f in json.loads(out)["findings"]}
+    # the import is merged with the bundled snapshot (it used to replace it)
+    assert "TEST-VERSIONS-1" in ids  # only in the import
+    assert "GHSA-h5c8-rqwp-cp95" in ids  # only in the bundled snapshot
     bad = CliRunner().invoke(security, ["db", "import", str(tmp_path / "missing"), "--db", str(db)])
     assert bad.exit_code == 2 and "no such file or folder" in bad.output
 

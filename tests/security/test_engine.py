@@ -40,10 +40,11 @@ def test_discovery_skips_and_counts(tmp_path: Path) -> None:
     write(tmp_path, "dist.min.js", "var a=1")
     write(tmp_path, "big.py", "x = 1\n" * 200_000)
     write(tmp_path, "gen/skip.py", VULN)
+    write(tmp_path, "sub/__pycache__/ok.cpython-311.py", VULN)  # a cache, not vendored code
     inv = discover(tmp_path, excludes=("gen/",))
     assert sorted(f.rel for f in inv.files) == [".gitignore", "app.py", "sub/.gitignore", "sub/ok.py"]
     assert inv.skipped == {"ignored": 3, "vendored": 1, "binary": 1, "minified": 1, "huge": 1,
-                           "excluded": 1}
+                           "excluded": 1, "cache": 1}
 
 
 def test_binary_content_without_extension_is_skipped(tmp_path: Path) -> None:

@@ -237,3 +237,20 @@ def test_audit_with_the_server_down_keeps_local_results(tmp_path: Path) -> None:
     found, warnings = _audit(root, settings(closed_port_url(), tmp_path))
     assert found == offline
     assert len(warnings) == 1 and warnings[0].startswith(WARNING_PREFIX)
+
+
+def test_withdrawn_records_from_the_api_never_match(tmp_path: Path) -> None:
+    """A newer withdrawn copy from the API retracts the bundled record of the same id."""
+    from aiagent.security.deps.osvdb import BundledAdvisories
+
+    root = _project(tmp_path)
+    offline, _ = _audit(root, None)
+    assert "GHSA-h5c8-rqwp-cp95" in offline  # jinja2 3.1.2, from the bundled snapshot
+    (bundled,) = [r for r in BundledAdvisories().lookup("PyPI", "jinja2")
+                  if r["id"] == "GHSA-h5c8-rqwp-cp95"]
+    retracted = {**bundled, "modified": "2099-01-01T00:00:00Z", "withdrawn": "2099-01-01T00:00:00Z"}
+    with fake_osv.FakeOsv([*all_records(), retracted]) as fake:
+        online, warnings = _audit(root, settings(fake.url, tmp_path))
+    assert warnings == []
+    assert "GHSA-h5c8-rqwp-cp95" not in online
+    assert "GHSA-9wx4-h78v-vm56" in online  # the rest of the API's answer still counts

@@ -77,7 +77,7 @@ def test_json_report_follows_the_finding_schema(result: AuditResult) -> None:
     data = json.loads(get_renderer("json")(result))
     keys = {"id", "scanner", "severity", "category", "title", "description", "location", "cwe",
             "owasp", "evidence", "remediation", "confidence", "references", "metadata",
-            "skill_source", "fingerprint"}
+            "skill_source", "fingerprint", "path_category"}
     assert all(set(f) == keys for f in data["findings"])
     assert data["summary"]["total"] == len(data["findings"])
 

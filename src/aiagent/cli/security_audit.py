@@ -13,7 +13,22 @@ OUTPUTS = ["table", "json", "markdown", "sarif", "github", "cyclonedx"]
 SEVERITIES = ["critical", "high", "medium", "low", "info"]
 
 
-@click.command("security-audit")
+EPILOG = """\b
+Exit codes:
+  0  no gate failed (or no gate set)
+  1  a gate failed: --fail-on / --max-findings or ci.* in the policy file;
+     stderr says which threshold and the counts, e.g.
+     "aiagent: gate failed (--fail-on high): 3 findings at or above high
+     (1 critical, 2 high), 0 allowed"
+  2  usage or configuration error (bad flag, bad .security.yaml or rule file)
+  5  internal error (run with --debug for the traceback)
+
+\b
+Findings in tests, examples, fixtures, docs, vendored and generated code are
+demoted one severity level (see docs/security.md, "Path context")."""
+
+
+@click.command("security-audit", epilog=EPILOG)
 @click.argument("path", default=".", type=click.Path(exists=True, path_type=Path))
 @click.option("--output", "-o", "output", type=click.Choice(OUTPUTS), default="table",
               show_default=True, help="Report format.")
@@ -23,6 +38,8 @@ SEVERITIES = ["critical", "high", "medium", "low", "info"]
 @click.option("--diff", "diff_range", metavar="A..B", help="Git range for --scope diff.")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), help="Exit 1 on any finding at or above this severity.")
 @click.option("--max-findings", type=click.IntRange(min=0), help="Exit 1 when more findings than N count against the gate.")
+# -- reports (issue 14) --
+@click.option("--include-info", is_flag=True, help="SARIF: also emit info-level results (left out by default).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Project policy file (default: PATH/.security.yaml).")
 @click.option("--scanners", help="Comma-separated scanners to run (default: all).")
@@ -40,7 +57,7 @@ def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
                    diff_range: str | None, fail_on: str | None, max_findings: int | None,
                    config_path: Path | None, scanners: str | None, history: bool, llm: LlmRequest,
                    skills: str | None, approve_skills: str, osv_db: Path | None, jobs: int, no_cache: bool,
-                   online: bool | None) -> None:
+                   online: bool | None, include_info: bool) -> None:
     """Audit PATH for secrets, vulnerable code, risky config and vulnerable dependencies."""
     from aiagent.cli.security_audit_run import AuditRequest, run
 
@@ -50,7 +67,7 @@ def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
         scanners=tuple(s.strip() for s in (scanners or "").split(",") if s.strip()),
         history=history, skills=_names(skills), approve_skills=_names(approve_skills),
         osv_db=osv_db, jobs=jobs, no_cache=no_cache, online=online,
-        interactive=sys.stderr.isatty(), llm=llm,
+        interactive=sys.stderr.isatty(), llm=llm, include_info=include_info,
     )
     sys.exit(run(request))
 

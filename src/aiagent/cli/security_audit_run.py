@@ -10,13 +10,18 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aiagent.cli.security_audit_llm import LlmRequest
+    from aiagent.security.config import SecurityConfig
     from aiagent.security.defaults import SecurityDefaults
-    from aiagent.security.engine import AuditOptions
+    from aiagent.security.engine import AuditOptions, AuditResult
+    from aiagent.security.gating import Gate
+    from aiagent.security.report.common import ReportOptions
     from aiagent.skills.security_audit import SkillSession
 
 import click
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+from aiagent.cli.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE
+
+EXIT_FINDINGS = EXIT_GATE  # the gate failed; internal errors are 5 (cli/errors.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +44,7 @@ class AuditRequest:
     interactive: bool = False
     online: bool | None = None  # --online / --offline; None: [security] osv_online
     llm: LlmRequest | None = None  # the LLM phase's options (security_audit_llm.py)
+    include_info: bool = False  # --include-info: SARIF keeps info-level results
 
 
 def run(req: AuditRequest) -> int:
@@ -64,15 +70,14 @@ def _run(req: AuditRequest, skills: SkillSession) -> int:
     from aiagent.security.deps.osv_online import online_warnings
     from aiagent.security.engine import run_audit
     from aiagent.security.errors import SecurityConfigError
-    from aiagent.security.finding import Severity
-    from aiagent.security.gating import exceeds
-    from aiagent.security.report import get_renderer
+    from aiagent.security.gating import check
     from aiagent.security.scanners.registry import scanner_names
 
     root = req.path.resolve()
     base = root if root.is_dir() else root.parent
     defaults = load_defaults(base)
-    config = load_config(policy_path(base, req.config_path, defaults))
+    policy = policy_path(base, req.config_path, defaults)
+    config = load_config(policy)
     config = skills.prepare(base, config)  # Security Rule Skills: rules and scanners
     unknown = [s for s in req.scanners if s not in scanner_names()]
     if unknown:
@@ -87,16 +92,75 @@ def _run(req: AuditRequest, skills: SkillSession) -> int:
     skills.scan_complete(result)
     for warning in online_warnings(result.warnings):
         click.echo(f"warning: {warning}", err=True)
-    report = get_renderer(req.output)(result)
+    _write_report(req, result)
+    outcome = check(result.findings, _gate(req, config, defaults, policy.name if policy else ""))
+    if outcome.failed:
+        click.echo(f"aiagent: {outcome.message}", err=True)
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _write_report(req: AuditRequest, result: AuditResult) -> None:
+    from aiagent.security.errors import SecurityConfigError
+    from aiagent.security.report import get_renderer
+
+    options = _report_options(req)
+    report = get_renderer(req.output)(result, options)
     if req.out_file is not None:
-        req.out_file.parent.mkdir(parents=True, exist_ok=True)
-        req.out_file.write_text(report, encoding="utf-8")
+        _write_atomically(req.out_file, report)
         if req.output != "table":
-            report = get_renderer("table")(result)
-    sys.stdout.write(report)
-    fail_on = Severity.parse(req.fail_on) if req.fail_on else (config.fail_on or defaults.fail_on)
-    max_findings = req.max_findings if req.max_findings is not None else config.max_findings
-    return EXIT_FINDINGS if exceeds(result.findings, fail_on, max_findings) else EXIT_OK
+            report = get_renderer("table")(result, options)
+    try:
+        sys.stdout.write(report)
+    except UnicodeEncodeError as exc:
+        raise SecurityConfigError("stdout", "", f"cannot encode the report ({exc.reason})") from None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    import os
+    import tempfile
+
+    from aiagent.security.errors import SecurityConfigError
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise SecurityConfigError("--out", str(path), f"cannot write ({exc.strerror})") from None
+
+
+def _report_options(req: AuditRequest) -> ReportOptions:
+    import os
+    import shutil
+
+    from aiagent.security.report.common import ReportOptions
+
+    tty = sys.stdout.isatty()
+    color = tty and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    width = shutil.get_terminal_size((120, 24)).columns if tty else 120
+    return ReportOptions(include_info=req.include_info, color=color, width=width)
+
+
+def _gate(req: AuditRequest, config: SecurityConfig, defaults: SecurityDefaults,
+          policy: str) -> Gate:
+    """The thresholds in force, each with where it came from (flag, policy file, config)."""
+    from aiagent.security.finding import Severity
+    from aiagent.security.gating import Gate
+
+    fail_on, fail_from = None, "--fail-on"
+    if req.fail_on:
+        fail_on = Severity.parse(req.fail_on)
+    elif config.fail_on is not None:
+        fail_on, fail_from = config.fail_on, f"ci.fail_on in {policy}"
+    elif defaults.fail_on is not None:
+        fail_on, fail_from = defaults.fail_on, "[security] fail_on in config.toml"
+    if req.max_findings is not None:
+        return Gate(fail_on, req.max_findings, fail_from)
+    max_from = f"ci.max_findings in {policy}"
+    return Gate(fail_on, config.max_findings, fail_from, max_from)
 
 
 def _options(req: AuditRequest, root: Path, defaults: SecurityDefaults) -> AuditOptions:

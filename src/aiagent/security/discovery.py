@@ -1,7 +1,8 @@
 """Find the files to scan once: honour .gitignore and excludes, skip what cannot matter.
 
-Skipped files are counted by reason (ignored, excluded, vendored, binary, huge, minified)
-so a report can say what was not looked at.
+Skipped files are counted by reason (ignored, excluded, vendored, cache, binary, huge,
+minified) so a report can say what was not looked at. Tool caches (`__pycache__`,
+`.mypy_cache`…) hold no third-party code, so they count as ``cache``, not ``vendored``.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from aiagent.syntax.languages import BINARY_EXTENSIONS, classify
 
 VENDORED_DIRS = frozenset(
     {"node_modules", "vendor", "third_party", "bower_components", "Pods", "Carthage",
-     ".venv", "venv", "site-packages", "__pycache__", ".tox", ".mypy_cache", ".ruff_cache",
-     ".pytest_cache", "dist", ".next", ".gradle", "DerivedData", ".terraform"}
+     ".venv", "venv", "site-packages", ".tox", "dist", ".next", ".gradle", "DerivedData",
+     ".terraform"}
 )
+CACHE_DIRS = frozenset({"__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
 ALWAYS_PRUNED = frozenset({".git", ".hg", ".svn", ".aiagent"})
 DEFAULT_MAX_BYTES = 1_000_000
 
@@ -83,6 +85,9 @@ def _keep_dir(inv: Inventory, rel_dir: str, name: str, chain: list[_Dir],
               exclude_spec: pathspec.GitIgnoreSpec | None, include_vendored: bool) -> bool:
     rel = f"{rel_dir}/{name}" if rel_dir else name
     if name in ALWAYS_PRUNED:
+        return False
+    if name in CACHE_DIRS:
+        inv.skipped["cache"] += 1
         return False
     if not include_vendored and name in VENDORED_DIRS:
         inv.skipped["vendored"] += 1

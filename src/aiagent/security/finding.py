@@ -92,6 +92,7 @@ class Finding:
     metadata: dict[str, str] = field(default_factory=dict)
     skill_source: str = ""
     fingerprint: str = ""
+    path_category: str = "source"  # source | test | example | fixture | docs | vendored | generated
 
     def with_fingerprint(self, occurrence: int = 0) -> Finding:
         return replace(self, fingerprint=compute_fingerprint(self, occurrence))
@@ -120,6 +121,7 @@ class Finding:
             "metadata": dict(self.metadata),
             "skill_source": self.skill_source,
             "fingerprint": self.fingerprint,
+            "path_category": self.path_category,
         }
 
     @classmethod
@@ -147,6 +149,7 @@ class Finding:
             metadata=dict(data.get("metadata", {})),
             skill_source=data.get("skill_source", ""),
             fingerprint=data.get("fingerprint", ""),
+            path_category=data.get("path_category", "source"),
         )
 
 
@@ -190,12 +193,32 @@ class AttackChain:
     impact: str = ""
     likelihood: str = ""
 
+    @property
+    def score(self) -> float:
+        """0-10 for ordering: the chain's severity, its likelihood, then its length."""
+        base = _CHAIN_BASE[self.severity] + _LIKELIHOOD.get(self.likelihood.lower(), 0.0)
+        return round(min(10.0, max(0.0, base + 0.1 * max(len(self.steps) - 2, 0))), 1)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "title": self.title,
             "severity": self.severity.value,
+            "score": self.score,
             "impact": self.impact,
             "likelihood": self.likelihood,
             "steps": [s.fingerprint for s in self.steps],
         }
+
+
+_CHAIN_BASE = {
+    Severity.CRITICAL: 9.0, Severity.HIGH: 7.0, Severity.MEDIUM: 5.0, Severity.LOW: 3.0,
+    Severity.INFO: 1.0,
+}
+_LIKELIHOOD = {"high": 0.5, "medium": 0.0, "low": -0.5}
+
+
+def chain_sort_key(chain: AttackChain) -> tuple[float, str, int, str]:
+    """Highest score first; ties in entry-location order."""
+    entry = chain.steps[0].location if chain.steps else Location("")
+    return (-chain.score, entry.file, entry.start_line, chain.id)

@@ -1,4 +1,5 @@
-"""After scanning: allowlists, severity overrides, fingerprints, order, chains, scores."""
+"""After scanning: allowlists, severity overrides, path context (demotion), fingerprints,
+order, chains (sorted by score), scores."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from fnmatch import fnmatchcase
 from aiagent.security.config import SecurityConfig
 from aiagent.security.correlator import correlate
 from aiagent.security.discovery import Inventory
-from aiagent.security.finding import AttackChain, Finding, assign_fingerprints, sort_key
+from aiagent.security.finding import (
+    AttackChain,
+    Finding,
+    assign_fingerprints,
+    chain_sort_key,
+    sort_key,
+)
+from aiagent.security.pathcontext import SOURCE, apply_context, default_categories, demote
 from aiagent.security.prioritizer import score_files
 
 
@@ -16,9 +24,12 @@ def finalize(findings: list[Finding], config: SecurityConfig,
              inventory: Inventory) -> tuple[list[Finding], list[AttackChain], dict[str, int]]:
     kept = [f for f in findings if not _allowlisted(f.location.file, config.allow_paths)]
     kept = [o for o in (apply_override(f, config) for f in kept) if o is not None]
+    categories = default_categories()
+    kept = [apply_context(f, categories) for f in kept]
     kept = assign_fingerprints(sorted(kept, key=sort_key))
     kept = _dedupe(kept)
-    chains = correlate(kept)
+    chains = sorted((_chain_context(c, categories.demotion_steps) for c in correlate(kept)),
+                    key=chain_sort_key)
     scores = score_files(inventory, kept)
     return kept, chains, scores
 
@@ -56,3 +67,11 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
             seen.add(f.fingerprint)
             out.append(f)
     return out
+
+
+def _chain_context(chain: AttackChain, steps: int) -> AttackChain:
+    """A chain whose entry point is outside source code (tests, examples…) is demoted the
+    same way: that entry is not reachable in what ships, whatever it links to."""
+    if not chain.steps or chain.steps[0].path_category == SOURCE:
+        return chain
+    return replace(chain, severity=demote(chain.severity, steps))

@@ -15,6 +15,7 @@ from fnmatch import fnmatchcase
 from aiagent.security.config import SecurityConfig
 from aiagent.security.correlator import correlate
 from aiagent.security.finding import AttackChain, Finding, assign_fingerprints, sort_key
+from aiagent.security.pathcontext import apply_context, default_categories
 from aiagent.security.postprocess import apply_override
 
 
@@ -62,13 +63,16 @@ def _confirmed(static: Finding, llm: Finding) -> Finding:
 
 
 def _policy(findings: Sequence[Finding], config: SecurityConfig) -> list[Finding]:
+    """The project's policy, then path context (tests, examples, ... are demoted), as for
+    static findings."""
+    categories = default_categories()
     out = []
     for finding in findings:
         if allowlisted(finding.location.file, config.allow_paths):
             continue
         overridden = apply_override(finding, config)
         if overridden is not None:
-            out.append(overridden)
+            out.append(apply_context(overridden, categories))
     return out
 
 

@@ -1,20 +1,24 @@
-"""A local OSV advisory index in SQLite, filled by `aiagent security db import PATH`
-(an OSV export zip, a folder of JSON records, or one JSON file/array)."""
+"""Advisory sources: the bundled OSV snapshot, the local SQLite database filled by
+`aiagent security db import PATH` / `db update`, and the index that merges them.
+
+Merging is by id: the copy with the latest ``modified`` wins, and a withdrawn winner hides
+the id everywhere (so importing a withdrawn record retracts a bundled one)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import zipfile
-from collections.abc import Iterator
-from importlib import resources
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from aiagent.security.deps.osvsnapshot import is_withdrawn, load_bundled, newest, read_any
 from aiagent.security.deps.packages import normalize_name
 from aiagent.security.errors import SecurityConfigError
 
-SEED_RESOURCE = "osv-seed.json"
+
+class AdvisorySource(Protocol):
+    def lookup(self, ecosystem: str, name: str) -> list[dict[str, Any]]: ...
 
 
 class OsvDatabase:
@@ -22,6 +26,13 @@ class OsvDatabase:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path)
+        try:
+            self._create()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise SecurityConfigError(str(path), "", f"not an advisory database ({exc})") from None
+
+    def _create(self) -> None:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS advisory_package (ecosystem TEXT, name TEXT, id TEXT,"
             " PRIMARY KEY (ecosystem, name, id))"
@@ -32,9 +43,16 @@ class OsvDatabase:
         self._db.close()
 
     def add(self, records: Iterator[dict[str, Any]]) -> int:
+        """Merge records in: a stored copy is replaced only by one at least as new. Withdrawn
+        records are kept as tombstones so they retract the bundled copy of the same id."""
         count = 0
         with self._db:
             for record in records:
+                old = self._db.execute("SELECT record FROM advisory WHERE id = ?",
+                                       (record["id"],)).fetchone()
+                if old is not None and str(json.loads(old[0]).get("modified", "")) > str(
+                        record.get("modified", "")):
+                    continue
                 self._db.execute("INSERT OR REPLACE INTO advisory VALUES (?, ?)",
                                  (record["id"], json.dumps(record)))
                 for eco, name in _packages(record):
@@ -54,13 +72,17 @@ class OsvDatabase:
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM advisory").fetchone()[0])
 
+    def ids(self) -> set[str]:
+        return {r[0] for r in self._db.execute("SELECT id FROM advisory")}
 
-class SeedAdvisories:
-    """The small advisory snapshot shipped with aiagent, used when no database exists."""
+
+class BundledAdvisories:
+    """The OSV snapshot shipped with aiagent (built by scripts/build_osv_snapshot.py)."""
 
     def __init__(self) -> None:
-        text = (resources.files("aiagent.security.data") / SEED_RESOURCE).read_text("utf-8")
-        self.records: list[dict[str, Any]] = json.loads(text)
+        doc = load_bundled()
+        self.info = {k: v for k, v in doc.items() if k != "records"}
+        self.records: list[dict[str, Any]] = doc["records"]
         self._index: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for record in self.records:
             for key in _packages(record):
@@ -71,6 +93,34 @@ class SeedAdvisories:
 
     def count(self) -> int:
         return len(self.records)
+
+    def ids(self) -> set[str]:
+        return {r["id"] for r in self.records}
+
+    def describe(self) -> str:
+        counts = ", ".join(f"{eco} {n}" for eco, n in self.info.get("counts", {}).items())
+        return f"{self.count()} advisories built {self.info.get('built') or '?'} ({counts})"
+
+
+
+class AdvisoryIndex:
+    """Several sources as one: newest copy per id, withdrawn records dropped."""
+
+    def __init__(self, sources: Sequence[AdvisorySource]) -> None:
+        self.sources = list(sources)
+
+    def lookup(self, ecosystem: str, name: str) -> list[dict[str, Any]]:
+        return merge_records(r for s in self.sources for r in s.lookup(ecosystem, name))
+
+    def close(self) -> None:
+        for source in self.sources:
+            if isinstance(source, OsvDatabase):
+                source.close()
+
+
+def merge_records(records: Iterator[dict[str, Any]] | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Newest copy of each id; ids whose newest copy is withdrawn are left out."""
+    return [r for r in newest(records).values() if not is_withdrawn(r)]
 
 
 def _packages(record: dict[str, Any]) -> set[tuple[str, str]]:
@@ -84,28 +134,5 @@ def _packages(record: dict[str, Any]) -> set[tuple[str, str]]:
 
 
 def read_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Records from a zip, a folder (recursively) or a JSON file; bad ones fail loudly."""
-    if not path.exists():
-        raise SecurityConfigError(str(path), "", "no such file or folder")
-    if path.is_dir():
-        for file in sorted(path.rglob("*.json")):
-            yield from _decode(str(file), file.read_bytes())
-    elif zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as zf:
-            for name in sorted(n for n in zf.namelist() if n.endswith(".json")):
-                yield from _decode(f"{path}:{name}", zf.read(name))
-    else:
-        yield from _decode(str(path), path.read_bytes())
-
-
-def _decode(source: str, raw: bytes) -> Iterator[dict[str, Any]]:
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SecurityConfigError(source, "", f"not valid JSON ({exc.__class__.__name__})") from None
-    for i, record in enumerate(data if isinstance(data, list) else [data]):
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
-            raise SecurityConfigError(source, f"[{i}].id", "an OSV record needs a string id")
-        if not isinstance(record.get("affected", []), list):
-            raise SecurityConfigError(source, f"{record['id']}.affected", "must be a list")
-        yield record
+    """Records from a zip, a folder (recursively) or a JSON/YAML file; bad ones fail loudly."""
+    return read_any(path)

@@ -13,6 +13,7 @@ class Package:
     version: str
     file: str
     line: int = 0
+    spec: str = ""  # a declared range that no lockfile resolved ("^4.17.0"); version is its floor
 
     @property
     def purl(self) -> str:

@@ -1,15 +1,22 @@
-"""Reporters: render an AuditResult as text. One module per format, chosen by name."""
+"""Reporters: render an AuditResult as text. One module per format, chosen by name.
+
+Every renderer is ``render(result, options=None) -> str``; ``ReportOptions`` (in
+``report.common``) carries what the command line asked for (``--include-info``) and what
+the terminal can show (colour, width)."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from aiagent.security.engine import AuditResult
+    from aiagent.security.report.common import ReportOptions
 
-Renderer = Callable[["AuditResult"], str]
+
+class Renderer(Protocol):
+    def __call__(self, result: AuditResult, options: ReportOptions | None = None) -> str: ...
+
 
 FORMATS: dict[str, str] = {
     "table": "aiagent.security.report.table:render",

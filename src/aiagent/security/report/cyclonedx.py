@@ -14,6 +14,7 @@ from aiagent.security.report.common import TOOL_NAME, TOOL_VERSION
 
 if TYPE_CHECKING:
     from aiagent.security.engine import AuditResult
+    from aiagent.security.report.common import ReportOptions
 
 SEVERITY = {"CRITICAL": "critical", "HIGH": "high", "MODERATE": "medium", "MEDIUM": "medium",
             "LOW": "low"}
@@ -84,7 +85,8 @@ def _vulnerability(record: dict[str, Any], cls: Any) -> Any:
     )
 
 
-def render(result: AuditResult) -> str:
+def render(result: AuditResult, options: ReportOptions | None = None) -> str:
+    del options  # nothing to choose in this format
     from cyclonedx.output.json import JsonV1Dot6
 
     text = JsonV1Dot6(build_bom(result)).output_as_string(indent=2)

@@ -8,6 +8,7 @@ from aiagent.security.finding import Finding, Severity
 
 if TYPE_CHECKING:
     from aiagent.security.engine import AuditResult
+    from aiagent.security.report.common import ReportOptions
 
 LEVELS = {
     Severity.CRITICAL: "error", Severity.HIGH: "error", Severity.MEDIUM: "warning",
@@ -29,12 +30,15 @@ def annotation(f: Finding, prefix: str = "") -> str:
     if loc.start_line:
         props.append(f"line={loc.start_line}")
         props.append(f"endLine={max(loc.end_line, loc.start_line)}")
-    props.append(f"title={_escape_prop(f'[{f.severity.value}] {f.id}: {f.title}')}")
+    label = f.severity.value if f.path_category == "source" else \
+        f"{f.severity.value}, {f.path_category}"
+    props.append(f"title={_escape_prop(f'[{label}] {f.id}: {f.title}')}")
     message = f.description or f.title
     if f.remediation:
         message += f"\nFix: {f.remediation}"
     return f"::{LEVELS[f.severity]} {','.join(props)}::{_escape_data(message)}"
 
 
-def render(result: AuditResult) -> str:
+def render(result: AuditResult, options: ReportOptions | None = None) -> str:
+    del options  # nothing to choose in this format
     return "".join(annotation(f, result.uri_prefix) + "\n" for f in result.findings)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from aiagent.security.report.common import TOOL_NAME, TOOL_VERSION, severity_counts
 
 if TYPE_CHECKING:
     from aiagent.security.engine import AuditResult
+    from aiagent.security.report.common import ReportOptions
 
 SCHEMA_VERSION = 1
 
@@ -23,10 +25,12 @@ def as_dict(result: AuditResult) -> dict[str, Any]:
             "skipped": dict(sorted(result.skipped.items())),
             "scanners": list(result.scanners),
             "by_severity": {s.value: n for s, n in severity_counts(result.findings).items()},
+            "by_path_category": dict(sorted(Counter(f.path_category
+                                                    for f in result.findings).items())),
             "total": len(result.findings),
         },
         "findings": [f.to_dict() for f in result.findings],
-        "attack_chains": [c.to_dict() for c in result.chains],
+        "attack_chains": [c.to_dict() for c in result.chains],  # highest score first
         "file_scores": dict(result.file_scores),
         "warnings": list(result.warnings),
     }
@@ -35,5 +39,6 @@ def as_dict(result: AuditResult) -> dict[str, Any]:
     return out
 
 
-def render(result: AuditResult) -> str:
+def render(result: AuditResult, options: ReportOptions | None = None) -> str:
+    del options  # nothing to choose in this format
     return json.dumps(as_dict(result), indent=2, sort_keys=False) + "\n"

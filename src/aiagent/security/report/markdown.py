@@ -14,6 +14,7 @@ from aiagent.security.report.common import (
 
 if TYPE_CHECKING:
     from aiagent.security.engine import AuditResult
+    from aiagent.security.report.common import ReportOptions
 
 
 def _cell(text: str) -> str:
@@ -35,16 +36,17 @@ def _chains(result: AuditResult) -> list[str]:
         return []
     lines = ["", "## Attack chains", ""]
     for c in result.chains:
-        lines.append(f"### {c.title} ({c.severity.value})")
+        lines.append(f"### {c.title} ({c.severity.value}, score {c.score})")
         lines.append("")
         for i, step in enumerate(c.steps, 1):
-            lines.append(f"{i}. `{step.id}` {step.title} — `{location_text(step)}`")
+            lines.append(f"{i}. `{step.id}` {step.title} — `{location_text(step)}`"
+                         + (f" ({step.path_category})" if step.path_category != "source" else ""))
         lines += ["", f"Impact: {c.impact}", ""]
     return lines
 
 
 def _finding(f: Finding) -> list[str]:
-    meta = " · ".join(x for x in (f.cwe, f.owasp and f"OWASP {f.owasp}",
+    meta = " · ".join(x for x in (f.path_category, f.cwe, f.owasp and f"OWASP {f.owasp}",
                                   f"confidence {f.confidence.value}",
                                   f.skill_source and f"skill {f.skill_source}") if x)
     lines = [f"#### `{f.id}` {f.title}", "", f"`{location_text(f)}` — {meta}", ""]
@@ -57,7 +59,8 @@ def _finding(f: Finding) -> list[str]:
     return lines
 
 
-def render(result: AuditResult) -> str:
+def render(result: AuditResult, options: ReportOptions | None = None) -> str:
+    del options  # nothing to choose in this format
     lines = ["# Security audit", "", *_summary(result), *_chains(result), "", "## Findings"]
     if not result.findings:
         lines += ["", "No findings."]
