@@ -207,7 +207,9 @@ def test_import_merges_newer_wins_and_withdrawn_retracts(tmp_path: Path) -> None
     newer = {**target, "modified": "2099-01-01T00:00:00Z", "withdrawn": "2099-01-01T00:00:00Z"}
     db.add(iter([newer]))
     ids = {r["id"] for r in index.lookup("PyPI", "jinja2")}
-    assert "GHSA-h5c8-rqwp-cp95" not in ids and ids  # retracted; the rest still there
+    assert "GHSA-h5c8-rqwp-cp95" not in ids  # retracted
+    assert {r["id"] for r in index.lookup("PyPI", "pyyaml")} == {  # the rest still there
+        "GHSA-8q59-q68h-6hv4", "GHSA-6757-jp84-gxfx"}
     db.add(iter([{**target, "modified": "2001-01-01T00:00:00Z"}]))  # older: does not replace
     assert "GHSA-h5c8-rqwp-cp95" not in {r["id"] for r in index.lookup("PyPI", "jinja2")}
     db.close()
