@@ -20,6 +20,7 @@ from aiagent.security.dataflow.spec import Sink, TaintSpec, specs
 from aiagent.security.dataflow.value import CONSTANT, UNKNOWN, Value
 
 PARAM = "~param"
+LOOKUPS = frozenset({"get", "__getitem__"})
 MAX_SUMMARY_DEPTH = 3
 
 
@@ -58,15 +59,16 @@ class FileAnalysis:
         self.grammar: Grammar = GRAMMAR_FAMILIES[language]
         self.aliases = (python_imports(root, language) if self.grammar.keyword_args
                         else javascript_imports(root, language))
-        self.functions = _function_index(root, self.grammar, language)
+        captures = _captures(language, root)
+        self.functions = _function_index(captures.get("f", []), self.grammar)
+        self._candidate_nodes = captures.get("c", [])
         self.hits: list[SinkHit] = []
         self._candidates: list[int] = []
         self._summaries: dict[int, Summary | None] = {}
         self._depth = 0
 
     def run(self) -> list[SinkHit]:
-        self._candidates = sorted(n.start_byte for n in _candidate_nodes(self.language, self.root,
-                                                                          self.spec))
+        self._candidates = sorted(n.start_byte for n in self._candidate_nodes if self._may_sink(n))
         if not self._candidates:
             return []
         module = Scope(self, {}, emit=True)
@@ -82,15 +84,34 @@ class FileAnalysis:
             pass
         return self.hits
 
+    def _may_sink(self, node: Any) -> bool:
+        """A call or assignment whose callee/target names a sink of the spec."""
+        g = self.grammar
+        if node.type in g.calls:
+            target, assign = node.child_by_field_name(g.calls[node.type][0]), False
+        else:
+            target, assign = node.child_by_field_name("left"), True
+        if target is None:
+            return False
+        raw, name = self.names(target)
+        return bool(raw) and bool(self.spec.sinks_for(name, raw, assign))
+
+    def holds_candidate(self, node: Any) -> bool:
+        return self._holds_candidate(node)
+
     def _holds_candidate(self, fn: Any) -> bool:
         i = bisect_left(self._candidates, fn.start_byte)
         return i < len(self._candidates) and self._candidates[i] < fn.end_byte
 
-    def _walk_function(self, fn: Any, env: dict[str, Value], param: Value | None,
+    def _walk_function(self, fn: Any, env: dict[str, Value], param: Value | str | None,
                        emit: bool) -> Scope:
+        """Walk ``fn``; its parameters hold ``param`` (a string: each its own marked source)."""
         scope = Scope(self, env, emit)
-        for name in _parameters(fn, self.grammar):
-            scope.env[name] = param if param is not None else self._param_value(fn, name)
+        for i, name in enumerate(_parameters(fn, self.grammar)):
+            if isinstance(param, str):
+                scope.env[name] = V.source({f"{param}{i}"})
+            else:
+                scope.env[name] = param if param is not None else self._param_value(fn, name)
         body = fn.child_by_field_name("body")
         if body is not None:
             if body.type in self.grammar.strings or body.type not in {"block", "statement_block"}:
@@ -126,7 +147,7 @@ class FileAnalysis:
         if kinds:
             return V.source(kinds)
         args = [scope.eval(a) for a in _arguments(node.child_by_field_name(args_field))]
-        clears = self.spec.sanitizer(name) if raw else None
+        clears = self.spec.sanitizer(name, raw) if raw else None
         receiver = self._receiver(scope, callee)
         if clears is not None:
             return V.join([*args, *([receiver] if receiver else [])]).clear(clears)
@@ -136,8 +157,9 @@ class FileAnalysis:
         method = _member_name(callee, self.grammar)
         if method in BUILDERS or name in BUILDERS:
             return V.build([*([receiver] if receiver else []), *args])
-        if receiver is not None and not receiver.dynamic and not any(a.dynamic for a in args):
-            return CONSTANT
+        if receiver is not None and not receiver.dynamic and (
+                method in LOOKUPS or not any(a.dynamic for a in args)):
+            return CONSTANT  # a constant's method, or a lookup in a constant table
         if receiver is not None:
             merged = V.join([receiver, *args])
             return Value(True, merged.sources, receiver.built, merged.cleared, receiver.text)
@@ -159,12 +181,16 @@ class FileAnalysis:
         summary = self._summary(fn)
         if summary is None:
             return UNKNOWN
-        if summary.through is None or not any(a.dynamic for a in args):
+        through = summary.through
+        if through is None:
             return summary.base
-        through, passed = summary.through, V.join(args)
-        cleared = through.cleared if not passed.cleared else through.cleared | passed.cleared
-        return Value(True, (through.sources - {PARAM}) | passed.sources, through.built,
-                     cleared, through.text)
+        flowing = [a for i, a in enumerate(args) if f"{PARAM}{i}" in through.sources]
+        if not any(a.dynamic for a in flowing):
+            return summary.base
+        passed = V.join(flowing)
+        cleared = through.cleared | passed.cleared
+        sources = frozenset(s for s in through.sources if not s.startswith(PARAM)) | passed.sources
+        return Value(True, sources, through.built, cleared, through.text)
 
     def _summary(self, fn: Any) -> Summary | None:
         key = fn.start_byte
@@ -176,10 +202,11 @@ class FileAnalysis:
         self._depth += 1
         try:
             base = V.join(self._walk_function(fn, {}, CONSTANT, emit=False).returns)
-            marked = V.join(self._walk_function(fn, {}, V.source({PARAM}), emit=False).returns)
+            marked = V.join(self._walk_function(fn, {}, PARAM, emit=False).returns)
         finally:
             self._depth -= 1
-        summary = Summary(base, marked if PARAM in marked.sources else None)
+        flows = any(s.startswith(PARAM) for s in marked.sources)
+        summary = Summary(base, marked if flows else None)
         self._summaries[key] = summary
         return summary
 
@@ -196,14 +223,16 @@ class FileAnalysis:
         self._track_mutation(scope, callee, raw, args_node)
         if not scope.emit:
             return
-        for sink in self.spec.sinks:
-            if sink.assign or not (sink.matches(name) or sink.matches(raw)):
+        classes: set[str] = set()
+        for sink in self.spec.sinks_for(name, raw, assign=False):
+            if sink.sink_class in classes:
                 continue
             text = (node.text or b"").decode("utf-8", "replace")
             if (sink.when and not sink.when.search(text)) or (sink.unless and sink.unless.search(text)):
                 continue
             value = self._sink_value(scope, sink, args_node)
             if value is not None:
+                classes.add(sink.sink_class)
                 self.hits.append(SinkHit(sink, node, value, name))
 
     def _sink_value(self, scope: Scope, sink: Sink, args_node: Any) -> Value | None:
@@ -229,15 +258,45 @@ class FileAnalysis:
         if not raw:
             return
         name = resolve(raw, self.aliases)
-        for sink in self.spec.sinks:
-            if sink.assign and (sink.matches(name) or sink.matches(raw)):
-                self.hits.append(SinkHit(sink, node, value, name))
+        for sink in self.spec.sinks_for(name, raw, assign=True):
+            self.hits.append(SinkHit(sink, node, value, name))
+
+    def apply_guards(self, scope: Scope, condition: Any) -> None:
+        """`if not path.startswith(base)`: the checked value is safe for the guard's classes."""
+        if not self.spec.guards:
+            return
+        for call in _calls_in(condition, self.grammar):
+            callee = call.child_by_field_name(self.grammar.calls[call.type][0])
+            raw, name = self.names(callee) if callee is not None else ("", "")
+            for guard in self.spec.guards:
+                if not (guard.matcher.fullmatch(name) or guard.matcher.fullmatch(raw)):
+                    continue
+                targets = [callee.child_by_field_name(self.grammar.members[callee.type][0])] \
+                    if guard.receiver and callee.type in self.grammar.members else []
+                positional = _split_arguments(call.child_by_field_name(
+                    self.grammar.calls[call.type][1]), self.grammar)[0]
+                targets += [positional[i] for i in guard.args if i < len(positional)]
+                for target in targets:
+                    key = dotted(target, self.grammar) if target is not None else ""
+                    if key in scope.env:
+                        scope.env[key] = scope.env[key].clear(guard.clears)
 
     def _track_mutation(self, scope: Scope, callee: Any, raw: str, args_node: Any) -> None:
         head, _, method = raw.rpartition(".")
         if method in MUTATORS and head and "." not in head and head in scope.env:
             added = V.join(scope.eval(a) for a in _arguments(args_node))
             scope.env[head] = V.join([scope.env[head], added])
+
+
+def _calls_in(node: Any, g: Grammar, limit: int = 200) -> list[Any]:
+    found, stack = [], [node]
+    while stack and limit:
+        current = stack.pop()
+        limit -= 1
+        if current.type in g.calls:
+            found.append(current)
+        stack.extend(current.named_children)
+    return found
 
 
 def _member_name(callee: Any, g: Grammar) -> str:
@@ -250,6 +309,8 @@ def _member_name(callee: Any, g: Grammar) -> str:
 def _arguments(args_node: Any) -> list[Any]:
     if args_node is None:
         return []
+    if args_node.type == "generator_expression":  # f(x for x in y): the one argument
+        return [args_node]
     return [a for a in args_node.named_children if a.type != "comment"]
 
 
@@ -292,12 +353,10 @@ def _parameters(fn: Any, g: Grammar) -> list[str]:
     return names
 
 
-def _function_index(root: Any, g: Grammar, language: str) -> dict[str, Any]:
+def _function_index(nodes: list[Any], g: Grammar) -> dict[str, Any]:
     """Named functions of the file (definitions, declarations, `const f = () => …`)."""
-    import tree_sitter
-
     out: dict[str, Any] = {}
-    for node in tree_sitter.QueryCursor(_function_query(language)).captures(root).get("f", []):
+    for node in nodes:
         name = node.child_by_field_name("name")
         if node.type == "variable_declarator":
             value = node.child_by_field_name("value")
@@ -307,17 +366,12 @@ def _function_index(root: Any, g: Grammar, language: str) -> dict[str, Any]:
     return out
 
 
-FUNCTION_QUERIES = {
-    "python": "(function_definition) @f",
+QUERIES = {  # named functions (@f); every call and assignment (@c), kept if it names a sink
+    "python": "(function_definition) @f (call) @c (assignment left: (attribute)) @c",
     "javascript": "[(function_declaration) (method_definition)] @f"
-                  " (variable_declarator value: [(arrow_function) (function_expression)]) @f",
-}
-CANDIDATE_QUERIES = {
-    "python": "(call function: [(identifier) @n (attribute attribute: (identifier) @n)]) @c",
-    "javascript": "(call_expression function: [(identifier) @n (member_expression property:"
-                  " (property_identifier) @n)]) @c (new_expression constructor: (identifier) @n) @c"
-                  " (assignment_expression left: (member_expression property: (property_identifier) @n)) @c"
-                  " (assignment_expression left: (identifier) @n) @c",
+                  " (variable_declarator value: [(arrow_function) (function_expression)]) @f"
+                  " (call_expression) @c (new_expression) @c"
+                  " (assignment_expression left: [(member_expression) (identifier)]) @c",
 }
 
 
@@ -326,36 +380,15 @@ def _family(language: str) -> str:
 
 
 @cache
-def _function_query(language: str) -> Any:
+def _query(language: str) -> Any:
     import tree_sitter
 
     from aiagent.syntax.treesitter import get_language
 
-    return tree_sitter.Query(get_language(language), FUNCTION_QUERIES[_family(language)])
+    return tree_sitter.Query(get_language(language), QUERIES[_family(language)])
 
 
-@cache
-def _candidate_query(language: str) -> Any:
+def _captures(language: str, root: Any) -> dict[str, list[Any]]:
     import tree_sitter
 
-    from aiagent.syntax.treesitter import get_language
-
-    return tree_sitter.Query(get_language(language), CANDIDATE_QUERIES[_family(language)])
-
-
-def _candidate_nodes(language: str, root: Any, spec: TaintSpec) -> list[Any]:
-    import tree_sitter
-
-    words = _sink_words(spec)
-    out = []
-    for _, captures in tree_sitter.QueryCursor(_candidate_query(language)).matches(root):
-        names = captures.get("n") or []
-        if names and (words is None or (names[0].text or b"").decode("utf-8", "replace") in words):
-            out.extend(captures.get("c") or [])
-    return out
-
-
-def _sink_words(spec: TaintSpec) -> frozenset[str] | None:
-    if spec.keywords is None:
-        return None
-    return frozenset(k.decode() for k in spec.keywords)
+    return dict(tree_sitter.QueryCursor(_query(language)).captures(root))

@@ -21,6 +21,16 @@ BUILDERS = frozenset({"format", "format_map", "join", "concat", "replace", "repl
                       "sprintf", "Sprintf", "fmt.Sprintf", "util.format", "String.format"})
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "push", "unshift",
                       "setdefault", "appendleft", "set"})
+MAX_VALUE_BYTES = 4_000
+BINDING_FREE = frozenset({
+    "dictionary", "list", "tuple", "set", "string", "concatenated_string", "pair", "call",
+    "argument_list", "binary_operator", "attribute", "subscript", "keyword_argument",
+    "object", "array", "template_string", "arguments", "call_expression", "member_expression",
+    "binary_expression", "new_expression", "subscript_expression",
+})
+GUARDED = frozenset({"if_statement", "elif_clause", "while_statement"})
+COMPREHENSIONS = frozenset({"list_comprehension", "generator_expression", "set_comprehension",
+                            "dictionary_comprehension"})
 PATTERN_PARTS = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "array_pattern",
                            "object_pattern", "tuple", "list", "list_splat_pattern",
                            "rest_pattern", "pair_pattern", "assignment_pattern",
@@ -42,6 +52,8 @@ class Scope:
         if kind in g.functions:
             self.nested.append(node)
             return
+        if kind in BINDING_FREE and not self.fa.holds_candidate(node):
+            return  # an expression with no sink and no binding in it: nothing to learn
         if kind in g.assignments:
             self._assign(node, weak)
             return
@@ -59,6 +71,11 @@ class Scope:
             self.visit(node.named_children[0], weak)
             self.bind(node.child_by_field_name("alias"), self.eval(node.named_children[0]), weak)
             return
+        if kind in GUARDED:
+            condition = node.child_by_field_name("condition")
+            if condition is not None:
+                self.visit(condition, weak)
+                self.fa.apply_guards(self, condition)
         if kind in g.calls:
             self.fa.check_call(self, node)
         elif kind in g.returns:
@@ -75,7 +92,8 @@ class Scope:
         if rhs is None:
             return
         self.visit(rhs, weak)
-        value = self.eval(rhs)
+        # A huge literal table (a lexer's token map) is not walked: it holds no request data.
+        value = self.eval(rhs) if rhs.end_byte - rhs.start_byte < MAX_VALUE_BYTES else UNKNOWN
         if node.type in g.augmented and target is not None:
             value = V.build([self.eval(target), value])
         if target is not None:
@@ -138,7 +156,20 @@ class Scope:
         children = node.named_children
         if not children:
             return UNKNOWN
+        if kind in COMPREHENSIONS:
+            return self._comprehension(children)
         return V.join(self.eval(c) for c in children)
+
+    def _comprehension(self, children: list[Any]) -> Value:
+        """`[body for x in items if cond]`: x holds the items' value; the result is the body's."""
+        g = self.fa.grammar
+        for clause in children[1:]:
+            if clause.type in g.loops:
+                target_field, iter_field = g.loops[clause.type]
+                iterable = clause.child_by_field_name(iter_field)
+                if iterable is not None:
+                    self.bind(clause.child_by_field_name(target_field), self.eval(iterable), False)
+        return self.eval(children[0])
 
     def _string(self, node: Any) -> Value:
         g = self.fa.grammar

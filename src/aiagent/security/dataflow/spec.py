@@ -16,6 +16,8 @@ A spec file looks like::
           text: "(?i)select"        # optional: the value's constant text must match
           if: "shell\\s*=\\s*True"  # optional: the call's text must match / must not (unless)
         - assign: "*.innerHTML"      # an assignment to this target is the sink
+    guards:                          # an `if` that checks a value clears it for the function
+      - {calls: ["*.startswith"], receiver: true, clears: [path]}
     internal_paths:                  # code that implements the sink is not a sink of itself
       sql: ["*/sqlalchemy/*"]
 """
@@ -63,6 +65,14 @@ class Sanitizer:
 
 
 @dataclass(frozen=True)
+class Guard:
+    matcher: re.Pattern[str]
+    receiver: bool
+    args: tuple[int, ...]
+    clears: frozenset[str]
+
+
+@dataclass(frozen=True)
 class TaintSpec:
     languages: tuple[str, ...]
     sources: dict[str, frozenset[str]]       # access path -> source kinds
@@ -72,9 +82,26 @@ class TaintSpec:
     sinks: tuple[Sink, ...]
     internal_paths: dict[str, re.Pattern[str]]
     keywords: tuple[bytes, ...] | None       # a file without any of these has no sink
+    by_last: dict[str, tuple[Sink, ...]] = field(default_factory=dict)
+    guards: tuple[Guard, ...] = ()
+    wild: tuple[tuple[str, Sink], ...] = ()  # (literal prefix, sink) for `a.b*` patterns
 
-    def sanitizer(self, name: str) -> frozenset[str] | None:
-        found = [s.clears for s in self.sanitizers if s.matcher.fullmatch(name)]
+    def sinks_for(self, name: str, raw: str, assign: bool) -> list[Sink]:
+        """Sinks whose pattern matches the resolved or the written name."""
+        found: list[Sink] = []
+        for candidate in {name, raw}:
+            last = candidate.rsplit(".", 1)[-1]
+            for sink in self.by_last.get(last, ()):
+                if sink.assign == assign and sink not in found and sink.matches(candidate):
+                    found.append(sink)
+            for prefix, sink in self.wild:
+                if (sink.assign == assign and candidate.startswith(prefix)
+                        and sink not in found and sink.matches(candidate)):
+                    found.append(sink)
+        return found
+
+    def sanitizer(self, *names: str) -> frozenset[str] | None:
+        found = [s.clears for s in self.sanitizers if any(s.matcher.fullmatch(n) for n in names)]
         return frozenset().union(*found) if found else None
 
     def source_kinds(self, path: str) -> frozenset[str]:
@@ -125,7 +152,29 @@ def _build(data: dict[str, Any]) -> TaintSpec:
         internal_paths={cls: m for cls, globs in (data.get("internal_paths") or {}).items()
                         if (m := _matcher(list(globs))) is not None},
         keywords=_keywords(sinks),
+        by_last=_by_last(sinks),
+        guards=tuple(Guard(_matcher(list(g["calls"])) or re.compile("$^"), bool(g.get("receiver")),
+                           tuple(g.get("args") or ()), frozenset(g["clears"]))
+                     for g in data.get("guards") or []),
+        wild=tuple((_prefix(s.pattern), s) for s in sinks if _wild_last(s.pattern)),
     )
+
+
+def _wild_last(pattern: str) -> bool:
+    return any(ch in pattern.rsplit(".", 1)[-1] for ch in "*?[")
+
+
+def _prefix(pattern: str) -> str:
+    cut = min((pattern.index(ch) for ch in "*?[" if ch in pattern), default=len(pattern))
+    return pattern[:cut]
+
+
+def _by_last(sinks: tuple[Sink, ...]) -> dict[str, tuple[Sink, ...]]:
+    table: dict[str, list[Sink]] = {}
+    for sink in sinks:
+        if not _wild_last(sink.pattern):
+            table.setdefault(sink.pattern.rsplit(".", 1)[-1], []).append(sink)
+    return {k: tuple(v) for k, v in table.items()}
 
 
 def _sink(sink_class: str, raw: dict[str, Any]) -> Sink:
@@ -146,8 +195,10 @@ def _sink(sink_class: str, raw: dict[str, Any]) -> Sink:
 def _keywords(sinks: tuple[Sink, ...]) -> tuple[bytes, ...] | None:
     words = set()
     for sink in sinks:
-        last = sink.pattern.rsplit(".", 1)[-1]
-        if any(ch in last for ch in "*?["):
-            return None
-        words.add(last.encode())
+        word = sink.pattern.rsplit(".", 1)[-1]
+        if _wild_last(sink.pattern):
+            word = _prefix(sink.pattern).split(".")[0]
+            if not word:
+                return None
+        words.add(word.encode())
     return tuple(sorted(words))
