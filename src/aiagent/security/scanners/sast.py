@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 from aiagent.security.config import SecurityConfig
 from aiagent.security.discovery import SourceFile
@@ -18,6 +19,7 @@ from aiagent.security.scanners.sast_query import (
     report_node,
 )
 from aiagent.security.scanners.sast_rules import SastRule, parse_rule
+from aiagent.security.scanners.sast_taint import taint_matches
 from aiagent.security.textpos import line_at
 from aiagent.syntax.treesitter import GRAMMARS, available, parse
 
@@ -49,12 +51,14 @@ class SastScanner:
                  extra_rules: Iterable[SastRule] = ()) -> None:
         config = config or SecurityConfig()
         self.rules = [*builtin_rules(), *config_rules(config), *extra_rules]
-        self.version = packs_version(list_packs(PACK_FOLDER)) + "-ctx1"
+        self.version = packs_version([*list_packs(PACK_FOLDER), *list_packs("taint")]) + "-taint1"
         self._tree_rules: dict[str, list[SastRule]] = defaultdict(list)
-        for rule in self.rules:
-            if rule.kind == "tree-sitter":
+        self._taint_rules: dict[str, list[SastRule]] = defaultdict(list)
+        for rule in sorted(self.rules, key=lambda r: -r.severity.rank):
+            if rule.kind in {"tree-sitter", "taint"}:
+                table = self._tree_rules if rule.kind == "tree-sitter" else self._taint_rules
                 for lang in rule.languages:
-                    self._tree_rules[lang].append(rule)
+                    table[lang].append(rule)
         self._regex_rules = [r for r in self.rules if r.kind == "regex"]
         self._queries: dict[str, LanguageQuery] = {}
 
@@ -69,7 +73,8 @@ class SastScanner:
 
     def scan_file(self, file: SourceFile, data: bytes) -> list[Finding]:
         findings = self._scan_regex(file, data)
-        if file.language in self._tree_rules and file.language in GRAMMARS:
+        if (file.language in self._tree_rules or file.language in self._taint_rules) \
+                and file.language in GRAMMARS:
             findings.extend(self._scan_tree(file, data))
         return findings
 
@@ -84,7 +89,9 @@ class SastScanner:
             return []
         tree = parse(file.language, data)
         seen: set[tuple[str, int, int]] = set()
-        out = []
+        out = self._scan_taint(file, tree.root_node, data)
+        if file.language not in self._tree_rules:
+            return out
         for rule, captures in self._query(file.language).matches(tree.root_node):
             if not rule.applies_to_path(file.rel):
                 continue
@@ -98,6 +105,17 @@ class SastScanner:
                 continue
             seen.add(key)
             first_line = text.split(b"\n", 1)[0]
+            out.append(_finding(rule, file, node.start_point[0] + 1, node.end_point[0] + 1,
+                                enclosing_function(node), first_line))
+        return out
+
+    def _scan_taint(self, file: SourceFile, root: Any, data: bytes) -> list[Finding]:
+        rules = [r for r in self._taint_rules.get(file.language, []) if r.applies_to_path(file.rel)]
+        out = []
+        for rule, node in taint_matches(rules, file.language, file.rel, root, data):
+            if rule.not_match is not None and rule.not_match.search(node.text or b""):
+                continue
+            first_line = (node.text or b"").split(b"\n", 1)[0]
             out.append(_finding(rule, file, node.start_point[0] + 1, node.end_point[0] + 1,
                                 enclosing_function(node), first_line))
         return out

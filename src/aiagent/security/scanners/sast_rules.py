@@ -7,6 +7,12 @@ A rule's ``pattern`` is one of:
   text matches it is dropped) and ``dynamic`` (capture names that must hold a value
   built at run time, see ``sast_context``): the context that tells safe code from unsafe;
 - ``type: regex`` with ``match`` (RE2 syntax; other syntax runs under a time limit);
+- ``type: taint`` with ``sinks`` (sink classes of the language's taint spec, see
+  ``aiagent.security.dataflow``), ``requires`` (what must reach the sink: ``tainted`` data
+  from a source, a ``built`` string (built with a dynamic part, or tainted), any
+  ``dynamic`` value, a ``literal`` (hard-coded keys), or just the ``call``), optional
+  ``sources`` (source kinds that count) and ``text`` (a regex the constant text of a
+  built value must match, e.g. SQL keywords);
 - ``type: llm-hint`` with ``description``: kept for the LLM phase, never run statically.
 Both runnable kinds accept ``include_paths`` / ``exclude_paths`` globs.
 """
@@ -54,6 +60,10 @@ class SastRule:
     include_paths: tuple[str, ...] = ()
     exclude_paths: tuple[str, ...] = ()
     skill_source: str = ""
+    sinks: tuple[str, ...] = ()
+    requires: str = ""
+    sources: tuple[str, ...] = ()
+    text: SafePattern | None = None
 
     def applies_to_path(self, rel: str) -> bool:
         if self.include_paths and not any(_glob(rel, p) for p in self.include_paths):
@@ -87,7 +97,7 @@ def _build(raw: dict[str, Any], rule_id: str, source: str, skill_source: str) ->
     if not isinstance(pattern, dict):
         raise SecurityConfigError(source, f"{rule_id}.pattern", "must be a mapping")
     kind = str(pattern.get("type", "regex"))
-    if kind not in {"tree-sitter", "regex", "llm-hint"}:
+    if kind not in {"tree-sitter", "regex", "llm-hint", "taint"}:
         raise SecurityConfigError(source, f"{rule_id}.pattern.type", f"unknown type {kind!r}")
     return SastRule(
         id=rule_id,
@@ -111,7 +121,24 @@ def _build(raw: dict[str, Any], rule_id: str, source: str, skill_source: str) ->
         include_paths=tuple(str(p) for p in pattern.get("include_paths", [])),
         exclude_paths=tuple(str(p) for p in pattern.get("exclude_paths", [])),
         skill_source=skill_source,
+        **(_taint_fields(pattern, source, rule_id) if kind == "taint" else {}),
     )
+
+
+REQUIREMENTS = ("tainted", "built", "dynamic", "literal", "call")
+
+
+def _taint_fields(pattern: dict[str, Any], source: str, rule_id: str) -> dict[str, Any]:
+    requires = str(pattern.get("requires", "tainted"))
+    if requires not in REQUIREMENTS:
+        raise SecurityConfigError(source, f"{rule_id}.pattern.requires",
+                                  f"unknown value {requires!r} (expected one of: {', '.join(REQUIREMENTS)})")
+    sinks = pattern.get("sinks")
+    if not isinstance(sinks, list) or not sinks:
+        raise SecurityConfigError(source, f"{rule_id}.pattern.sinks", "must list sink classes")
+    return {"sinks": tuple(str(s) for s in sinks), "requires": requires,
+            "sources": tuple(str(s) for s in pattern.get("sources") or []),
+            "text": _regex(pattern.get("text"), source, rule_id)}
 
 
 def _enum(kind: type[_E], value: Any, source: str, where: str) -> _E:

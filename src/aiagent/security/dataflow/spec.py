@@ -1,0 +1,204 @@
+"""Sources, sanitizers and sinks per language, loaded from ``rules/taint/<lang>.yaml``.
+
+A spec file looks like::
+
+    languages: [python]
+    sources:            # kind -> access paths; `request.args` taints `request.args.get("x")`
+      http: [request.args, request.form]
+    route_decorators: ["*.route"]   # parameters of these handlers are tainted (kind http)
+    sanitizers:
+      - calls: [int, float]          # resolved call names (fnmatch patterns)
+        clears: [all]                # or sink classes: [command, path]
+    sinks:
+      sql:
+        - call: "*.execute"          # resolved callee; `*.x` is any receiver's method x
+          args: [0]                  # positions and/or keyword names that carry the value
+          text: "(?i)select"        # optional: the value's constant text must match
+          if: "shell\\s*=\\s*True"  # optional: the call's text must match / must not (unless)
+        - assign: "*.innerHTML"      # an assignment to this target is the sink
+    guards:                          # an `if` that checks a value clears it for the function
+      - {calls: ["*.startswith"], receiver: true, clears: [path]}
+    internal_paths:                  # code that implements the sink is not a sink of itself
+      sql: ["*/sqlalchemy/*"]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fnmatch import translate
+from functools import cache
+from typing import Any
+
+from aiagent.security.errors import SecurityConfigError
+from aiagent.security.rulepack import list_packs, read_pack_text
+from aiagent.security.yamlio import YAMLError, load_yaml
+
+FOLDER = "taint"
+
+
+def _matcher(patterns: list[str]) -> re.Pattern[str] | None:
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{translate(p)})" for p in patterns))
+
+
+@dataclass(frozen=True)
+class Sink:
+    sink_class: str
+    pattern: str
+    assign: bool
+    args: tuple[int | str, ...]
+    text: re.Pattern[str] | None
+    when: re.Pattern[str] | None
+    unless: re.Pattern[str] | None
+    matcher: re.Pattern[str] = field(compare=False, repr=False)
+
+    def matches(self, name: str) -> bool:
+        return self.matcher.fullmatch(name) is not None
+
+
+@dataclass(frozen=True)
+class Sanitizer:
+    matcher: re.Pattern[str]
+    clears: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Guard:
+    matcher: re.Pattern[str]
+    receiver: bool
+    args: tuple[int, ...]
+    clears: frozenset[str]
+
+
+@dataclass(frozen=True)
+class TaintSpec:
+    languages: tuple[str, ...]
+    sources: dict[str, frozenset[str]]       # access path -> source kinds
+    route_decorators: re.Pattern[str] | None
+    route_param_skip: frozenset[str]
+    sanitizers: tuple[Sanitizer, ...]
+    sinks: tuple[Sink, ...]
+    internal_paths: dict[str, re.Pattern[str]]
+    keywords: tuple[bytes, ...] | None       # a file without any of these has no sink
+    by_last: dict[str, tuple[Sink, ...]] = field(default_factory=dict)
+    guards: tuple[Guard, ...] = ()
+    wild: tuple[tuple[str, Sink], ...] = ()  # (literal prefix, sink) for `a.b*` patterns
+
+    def sinks_for(self, name: str, raw: str, assign: bool) -> list[Sink]:
+        """Sinks whose pattern matches the resolved or the written name."""
+        found: list[Sink] = []
+        for candidate in {name, raw}:
+            last = candidate.rsplit(".", 1)[-1]
+            for sink in self.by_last.get(last, ()):
+                if sink.assign == assign and sink not in found and sink.matches(candidate):
+                    found.append(sink)
+            for prefix, sink in self.wild:
+                if (sink.assign == assign and candidate.startswith(prefix)
+                        and sink not in found and sink.matches(candidate)):
+                    found.append(sink)
+        return found
+
+    def sanitizer(self, *names: str) -> frozenset[str] | None:
+        found = [s.clears for s in self.sanitizers if any(s.matcher.fullmatch(n) for n in names)]
+        return frozenset().union(*found) if found else None
+
+    def source_kinds(self, path: str) -> frozenset[str]:
+        """Kinds of the longest declared source that ``path`` starts with (segment-wise)."""
+        parts = path.split(".")
+        for n in range(len(parts), 0, -1):
+            kinds = self.sources.get(".".join(parts[:n]))
+            if kinds:
+                return kinds
+        return frozenset()
+
+
+@cache
+def specs() -> dict[str, TaintSpec]:
+    """Language -> spec, for every built-in spec file."""
+    out: dict[str, TaintSpec] = {}
+    for name in list_packs(FOLDER):
+        spec = _parse(name)
+        for lang in spec.languages:
+            out[lang] = spec
+    return out
+
+
+def _parse(name: str) -> TaintSpec:
+    try:
+        data = load_yaml(read_pack_text(name))
+        return _build(data)
+    except (YAMLError, KeyError, TypeError, ValueError, re.error) as exc:
+        raise SecurityConfigError(f"rules/{name}", "", f"bad taint spec: {exc}") from None
+
+
+def _build(data: dict[str, Any]) -> TaintSpec:
+    sources: dict[str, frozenset[str]] = {}
+    for kind, paths in (data.get("sources") or {}).items():
+        for path in paths:
+            sources[path] = sources.get(path, frozenset()) | {kind}
+    sinks = tuple(_sink(cls, raw) for cls, entries in (data.get("sinks") or {}).items()
+                  for raw in entries)
+    return TaintSpec(
+        languages=tuple(data["languages"]),
+        sources=sources,
+        route_decorators=_matcher(list(data.get("route_decorators") or [])),
+        route_param_skip=frozenset(data.get("route_param_skip") or []),
+        sanitizers=tuple(Sanitizer(_matcher(list(s["calls"])) or re.compile("$^"),
+                                   frozenset(s["clears"]))
+                         for s in data.get("sanitizers") or []),
+        sinks=sinks,
+        internal_paths={cls: m for cls, globs in (data.get("internal_paths") or {}).items()
+                        if (m := _matcher(list(globs))) is not None},
+        keywords=_keywords(sinks),
+        by_last=_by_last(sinks),
+        guards=tuple(Guard(_matcher(list(g["calls"])) or re.compile("$^"), bool(g.get("receiver")),
+                           tuple(g.get("args") or ()), frozenset(g["clears"]))
+                     for g in data.get("guards") or []),
+        wild=tuple((_prefix(s.pattern), s) for s in sinks if _wild_last(s.pattern)),
+    )
+
+
+def _wild_last(pattern: str) -> bool:
+    return any(ch in pattern.rsplit(".", 1)[-1] for ch in "*?[")
+
+
+def _prefix(pattern: str) -> str:
+    cut = min((pattern.index(ch) for ch in "*?[" if ch in pattern), default=len(pattern))
+    return pattern[:cut]
+
+
+def _by_last(sinks: tuple[Sink, ...]) -> dict[str, tuple[Sink, ...]]:
+    table: dict[str, list[Sink]] = {}
+    for sink in sinks:
+        if not _wild_last(sink.pattern):
+            table.setdefault(sink.pattern.rsplit(".", 1)[-1], []).append(sink)
+    return {k: tuple(v) for k, v in table.items()}
+
+
+def _sink(sink_class: str, raw: dict[str, Any]) -> Sink:
+    pattern = str(raw.get("call") or raw.get("assign"))
+    args = raw.get("args", [0])
+    return Sink(
+        sink_class=sink_class,
+        pattern=pattern,
+        assign="assign" in raw,
+        args=tuple(args),
+        text=re.compile(raw["text"]) if raw.get("text") else None,
+        when=re.compile(raw["if"]) if raw.get("if") else None,
+        unless=re.compile(raw["unless"]) if raw.get("unless") else None,
+        matcher=re.compile(translate(pattern)),
+    )
+
+
+def _keywords(sinks: tuple[Sink, ...]) -> tuple[bytes, ...] | None:
+    words = set()
+    for sink in sinks:
+        word = sink.pattern.rsplit(".", 1)[-1]
+        if _wild_last(sink.pattern):
+            word = _prefix(sink.pattern).split(".")[0]
+            if not word:
+                return None
+        words.add(word.encode())
+    return tuple(sorted(words))
