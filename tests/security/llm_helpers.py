@@ -8,15 +8,17 @@ from typing import Any
 
 from aiagent.testing import FakeLLM, Turn
 
+# The injection goes through a helper in another module (queries.build_query concatenates):
+# the static engine follows values within one function only, so this finding is the LLM's.
 APP = (
     "import sqlite3\n"
     "from flask import Flask, request\n"
-    "\n"
+    "from queries import build_query\n"
     "app = Flask(__name__)\n"
     "\n"
     "\n"
     "def find_user(db, uid):\n"
-    "    query = \"SELECT * FROM users WHERE id=\" + uid\n"
+    "    query = build_query(uid)\n"
     "    return db.execute(query).fetchall()\n"
     "\n"
     "\n"

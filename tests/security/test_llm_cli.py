@@ -39,7 +39,7 @@ def test_valid_findings_are_added_with_tokens_and_cost(run_cli: Any, tmp_path: P
     assert llm["location"] == {"file": "app.py", "start_line": 8, "end_line": 9,
                                "function": "find_user"}
     assert llm["confidence"] == "high" and llm["metadata"]["llm_confidence"] == "0.90"
-    assert llm["evidence"].startswith('query = "SELECT * FROM users WHERE id=" + uid')
+    assert llm["evidence"].startswith("query = build_query(uid)")
     assert llm["fingerprint"]
     assert any(f["id"] == "SECRET-AWS-ACCESS-KEY-ID" for f in data["findings"])  # static kept
     meta = data["llm"]
