@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aiagent.wiki.errors import WikiError
+from aiagent.wiki.manifest import Plan
 
 Say = Callable[[str], None]
 
@@ -26,6 +27,7 @@ class WikiRequest:
 class WikiSummary:
     pages: int
     modules: int
+    changed: tuple[str, ...]
     files: int
     lines: int
 
@@ -33,6 +35,7 @@ class WikiSummary:
 def generate(req: WikiRequest, say: Say) -> WikiSummary:
     from aiagent.wiki.assemble import Context, assemble, title
     from aiagent.wiki.cluster import cluster
+    from aiagent.wiki.manifest import MANIFEST, load_previous, manifest_text, module_hashes, plan
     from aiagent.wiki.model import build_model
     from aiagent.wiki.pages import Links
     from aiagent.wiki.render import check_output, pages_dir, write_wiki
@@ -48,15 +51,26 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
     say(f"model: {model.total_lines} lines, {len(model.symbols())} symbols, {len(model.calls)} call edges")
     modules = cluster(model)
     say(f"cluster: {len(modules)} modules")
+    hashes = module_hashes(model, modules)
+    todo = plan(load_previous(output), hashes, modules, req.fmt, req.full)
+    say(_plan_line(todo))
     ctx = Context(model, modules, Links(root, pages_dir(output, req.fmt)), steering,
                   diagram_format=req.diagram_format)
     if req.security:
         ctx.audit, ctx.audit_error = _audit(root, output)
         say("security: " + (f"{len(ctx.audit.findings)} findings" if ctx.audit else f"skipped ({ctx.audit_error})"))
     pages = assemble(ctx)
-    write_wiki(pages, output, req.fmt, title(ctx))
+    write_wiki(pages, output, req.fmt, title(ctx), {MANIFEST: manifest_text(hashes, req.fmt)})
     say(f"wrote {len(pages)} pages to {output}")
-    return WikiSummary(len(pages), len(modules), len(model.files), model.total_lines)
+    return WikiSummary(len(pages), len(modules), todo.changed, len(model.files), model.total_lines)
+
+
+def _plan_line(todo: Plan) -> str:
+    if todo.reason != "incremental":
+        return f"analyse: all {len(todo.changed)} modules ({todo.reason})"
+    names = ", ".join(todo.changed[:10]) + (" …" if len(todo.changed) > 10 else "")
+    return (f"analyse: {len(todo.changed)} changed modules{': ' + names if names else ''}; "
+            f"reused {len(todo.reused)}")
 
 
 def _audit(root: Path, output: Path) -> tuple[object, str]:

@@ -33,7 +33,9 @@ def check_output(output: Path) -> None:
         raise WikiError(f"{parent}: the output's parent is a file, not a folder")
 
 
-def write_wiki(pages: list[Page], output: Path, fmt: str, title: str) -> None:
+def write_wiki(pages: list[Page], output: Path, fmt: str, title: str,
+               extra: dict[str, str] | None = None) -> None:
+    """``extra``: files beside the pages (relative to ``output``), such as the manifest."""
     check_output(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.new-", dir=output.parent))
@@ -43,6 +45,8 @@ def write_wiki(pages: list[Page], output: Path, fmt: str, title: str) -> None:
             file = target / page.path
             file.parent.mkdir(parents=True, exist_ok=True)
             file.write_text(page.body, encoding="utf-8")
+        for name, text in (extra or {}).items():
+            (staging / name).write_text(text, encoding="utf-8")
         if fmt == "mkdocs":
             (staging / "mkdocs.yml").write_text(mkdocs_yaml(pages, title), encoding="utf-8")
         _swap(staging, output)
