@@ -184,3 +184,34 @@ def test_write_that_fails_midway_keeps_the_previous_wiki(tmp_path: Path) -> None
     assert [p.name for p in tmp_path.iterdir()] == ["wiki"]
     write_wiki([Page("index.md", "Overview", "new\n")], out, "markdown", "t")
     assert (out / "index.md").read_text() == "new\n" and [p.name for p in tmp_path.iterdir()] == ["wiki"]
+
+
+def test_go_and_typescript_are_modelled(run_cli, tmp_path: Path) -> None:
+    repo = tmp_path / "gots"
+    (repo / "pkg" / "greet").mkdir(parents=True)
+    (repo / "cmd" / "demo").mkdir(parents=True)
+    (repo / "ui").mkdir()
+    (repo / "go.mod").write_text("module example.com/demo\n\ngo 1.22\n")
+    (repo / "pkg" / "greet" / "greet.go").write_text(
+        "package greet\n\n// Hello greets someone by name.\nfunc Hello(name string) string {\n"
+        "\treturn \"hi \" + name\n}\n\nfunc quiet() {}\n")
+    (repo / "cmd" / "demo" / "main.go").write_text(
+        "package main\n\nimport (\n\t\"fmt\"\n\t\"example.com/demo/pkg/greet\"\n)\n\n"
+        "func main() {\n\tfmt.Println(greet.Hello(\"x\"))\n}\n")
+    (repo / "ui" / "api.ts").write_text(
+        "/** A typed client. */\nexport interface Client {\n  get(path: string): Promise<string>;\n}\n"
+        "export function makeClient(base: string): Client {\n  return { get: async (p) => base + p };\n}\n")
+    (repo / "ui" / "app.ts").write_text("import { makeClient } from './api';\nexport const c = makeClient('/');\n")
+    proc = run_cli("wiki", str(repo), "--no-security")
+    assert proc.returncode == 0, proc.stderr
+    out = repo / "docs" / "wiki"
+    pages = wiki_pages(out)
+    greet = pages["modules/pkg-greet.md"]
+    assert "`Hello`" in greet and "`func Hello(name string) string`" in greet and "`quiet`" not in greet
+    assert "Hello greets someone by name." in greet
+    assert "[pkg/greet/greet.go:4](../../../pkg/greet/greet.go#L4)" in greet
+    assert "Used by: [cmd/demo](cmd-demo.md) (1)" in greet
+    assert "main function" in pages["index.md"]
+    ui = pages["modules/ui.md"]
+    assert "`Client`" in ui and "`makeClient`" in ui and "A typed client." in ui
+    assert check_links(out, pages) > 5

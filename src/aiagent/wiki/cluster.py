@@ -31,12 +31,23 @@ class Module:
 def cluster(model: CodeModel, max_modules: int = MAX_MODULES) -> list[Module]:
     key = {rel: _folder(rel) for rel in model.files}
     while len(set(key.values())) > max_modules:
-        deepest = max(k.count("/") for k in key.values() if k != ".")
-        key = {rel: (_parent(k) if k != "." and k.count("/") == deepest else k) for rel, k in key.items()}
-        if deepest == 0:
-            break
+        key = _fold_smallest(key)
     _join_lone_files(model, key)
     return _modules(model, key)
+
+
+def _fold_smallest(key: dict[str, str]) -> dict[str, str]:
+    """Fold the sub-folders of the parent whose folded module would be smallest into it
+    (small, deep folders go first; a big package keeps its sub-packages longest)."""
+    sizes = Counter(key.values())
+    merged: Counter[str] = Counter()
+    for folder, n in sizes.items():
+        if folder != ".":
+            merged[_parent(folder)] += n
+    for parent in merged:
+        merged[parent] += sizes.get(parent, 0)
+    target = min(merged, key=lambda p: (merged[p], -p.count("/"), p))
+    return {rel: (target if k != "." and _parent(k) == target else k) for rel, k in key.items()}
 
 
 def _folder(rel: str) -> str:

@@ -70,9 +70,7 @@ def _imports(root: Any) -> list[str]:
             names = [n.child_by_field_name("name") or n for n in node.children_by_field_name("name")]
             joiner = "" if module.endswith(".") else "."
             found += [module] + [f"{module}{joiner}{_text(n)}" for n in names]
-        elif node.type not in ("function_definition", "class_definition") or node is root:
-            stack.extend(reversed(node.children))
-        else:
+        else:  # imports inside functions and classes count too
             stack.extend(reversed(node.children))
     return found
 

@@ -72,7 +72,7 @@ def _swap(staging: Path, output: Path) -> None:
 
 
 def mkdocs_yaml(pages: list[Page], title: str) -> str:
-    import yaml
+    import yaml  # type: ignore[import-untyped]
 
     nav: list[object] = [{"Overview": "index.md"}]
     for name, prefix in SECTIONS:
@@ -82,4 +82,4 @@ def mkdocs_yaml(pages: list[Page], title: str) -> str:
     nav += [{p.title: p.path} for p in pages if "/" not in p.path and p.path != "index.md"]
     config = {"site_name": title or "Wiki", "docs_dir": "docs", "nav": nav,
               "markdown_extensions": ["tables", "fenced_code"]}
-    return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+    return str(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
