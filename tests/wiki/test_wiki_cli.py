@@ -5,6 +5,7 @@ MkDocs build with --strict, bad input as one line with nothing written."""
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 MKDOCS = Path(sys.executable).with_name("mkdocs")
-LINK = re.compile(r"\]\(([^)\s]+)\)")
+LINK = re.compile(r"(?<!\\)\]\(([^)\s]+)\)")  # an escaped \] is text, not a link
 MERMAID_LINE = re.compile(
     r'^(flowchart (LR|TD)|  subgraph g\d+\["[^"]*"\]|  end|\s+n\d+\["[^"]*"\]|  n\d+ -->(\|\d+\|)? n\d+)$')
 
@@ -60,7 +61,7 @@ def check_links(out: Path, pages: dict[str, str]) -> int:
     for rel, text in pages.items():
         for target in LINK.findall(text):
             path, _, anchor = target.partition("#")
-            file = (out / rel).parent / path
+            file = (out / rel).parent / unquote(path)
             assert file.is_file(), f"{rel}: broken link {target}"
             if anchor.startswith("L"):
                 assert int(anchor[1:]) <= len(file.read_text().splitlines()), f"{rel}: {target}"
@@ -88,7 +89,7 @@ def test_static_wiki_of_a_python_and_js_repo(run_cli, repo: Path) -> None:
     assert "`Price.total`" in core and "_hidden" not in core
     web = pages["modules/web.md"]
     assert "`formatName`" in web and "[web/util.js:2](../../../web/util.js#L2)" in web
-    assert "Format a name <b>for</b> display." not in web or "`Greeter`" in web
+    assert "Format a name &lt;b&gt;for&lt;/b&gt; display." in web and "`Greeter`" in web
     assert "generated_should_not_appear" not in "".join(pages.values())
     assert "`demo` → `app.main:run`" in pages["index.md"]
     assert check_links(out, pages) > 10
@@ -215,3 +216,26 @@ def test_go_and_typescript_are_modelled(run_cli, tmp_path: Path) -> None:
     ui = pages["modules/ui.md"]
     assert "`Client`" in ui and "`makeClient`" in ui and "A typed client." in ui
     assert check_links(out, pages) > 5
+
+
+def test_hostile_project_text_stays_inert_and_pipes_do_not_hang(run_cli, repo: Path, tmp_path: Path) -> None:
+    import os
+
+    (repo / "app" / "evil.py").write_text(
+        '"""<script>alert(1)</script> [click](javascript:alert(2)) ![x](http://e.invalid/t.png)"""\n\n\n'
+        "def f(a='`` ``'):\n    pass\n")
+    (repo / "app with space (v2)").mkdir()
+    (repo / "app with space (v2)" / "m.py").write_text("def g():\n    pass\n")
+    os.mkfifo(repo / "app" / "pipe.py")  # reading it would block for ever
+    out = tmp_path / "site"
+    proc = run_cli("wiki", str(repo), "--output", str(out), "--format", "mkdocs", "--no-security", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    pages = wiki_pages(out / "docs")
+    assert check_links(out / "docs", pages) > 10  # the folder with spaces and parentheses too
+    assert "pipe.py" not in "".join(pages.values())
+    built = subprocess.run([str(MKDOCS), "build", "--strict", "-q", "-d", str(tmp_path / "html")],
+                           cwd=out, capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    html = "".join(p.read_text() for p in (tmp_path / "html").rglob("*.html"))
+    assert "<script>alert(1)" not in html and 'href="javascript:' not in html and '<img' not in html
+    assert "&lt;script&gt;alert(1)" in html

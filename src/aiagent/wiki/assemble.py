@@ -47,7 +47,7 @@ def title(ctx: Context) -> str:
 def overview(ctx: Context) -> Page:
     path, model = "index.md", ctx.model
     langs = Counter(f.language for f in model.files.values())
-    body = [f"# {title(ctx)}", "",
+    body = [f"# {cell(title(ctx))}", "",
             f"{len(model.files)} source files, {model.total_lines} lines "
             f"({', '.join(f'{n} {lang}' for lang, n in langs.most_common())}), "
             f"{len(ctx.modules)} modules.", ""]
@@ -68,9 +68,18 @@ def overview(ctx: Context) -> Page:
 
 
 def _entries(ctx: Context, page: str) -> str:
-    rows = [[f"[{cell(rel)}]({ctx.links.source(page, rel)})", cell(what)]
+    rows = [[f"[{cell(rel)}]({ctx.links.source(page, rel)})", _marked(what)]
             for rel, what in ctx.model.entry_points]
     return table(["where", "what"], rows)
+
+
+def _marked(text: str) -> str:
+    """``a `b` c``: the back-quoted parts as code spans, the rest as inert text."""
+    def plain(part: str) -> str:
+        lead, trail = " " * part[:1].isspace(), " " * part[-1:].isspace()
+        return lead + cell(part) + trail if part.strip() else part[:1]
+
+    return "".join(code(part) if i % 2 else plain(part) for i, part in enumerate(text.split("`")))
 
 
 def architecture_graph(ctx: Context) -> Graph:

@@ -12,7 +12,7 @@ MAX_API_ROWS = 300
 
 def module_body(ctx: Context, m: Module) -> str:
     path = f"modules/{m.id}.md"
-    body = [f"# {m.title}", "", cell(purpose(ctx, m)) or "_No docstring or README describes this module._", "",
+    body = [f"# {cell(m.title)}", "", cell(purpose(ctx, m)) or "_No docstring or README describes this module._", "",
             "## Files", "", _files(ctx, m, path), "", "## Public API", "", _api(ctx, m, path), "",
             "## Dependencies", "", _deps(ctx, m, path)]
     if m.deps_in or m.deps_out:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from urllib.parse import quote
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +25,7 @@ class Links:
 
     def source(self, page: str, rel: str, line: int = 0) -> str:
         page_dir = self.output / posixpath.dirname(page)
-        target = os.path.relpath(self.root / rel, page_dir).replace(os.sep, "/")
+        target = quote(os.path.relpath(self.root / rel, page_dir).replace(os.sep, "/"), safe="/.-_~")
         return f"{target}#L{line}" if line else target
 
 
@@ -33,14 +34,25 @@ def page_link(src_page: str, dst_page: str) -> str:
 
 
 def cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """Text from the project (docstrings, names) as inert Markdown: one line, no raw HTML, no
+    links or images of its own, table pipes escaped."""
+    text = " ".join(text.split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.translate(_INERT)
+
+
+_INERT = str.maketrans({"|": "\\|", "[": "\\[", "]": "\\]", "!": "\\!", "`": "\\`", "*": "\\*",
+                        "_": "\\_"})
 
 
 def code(text: str) -> str:
-    text = " ".join(text.split())
-    if "`" not in text:
-        return f"`{text}`".replace("|", "\\|")
-    return f"`` {text} ``".replace("|", "\\|")
+    """A code span whose fence is longer than any run of backticks inside it."""
+    import re
+
+    text = " ".join(text.split()).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

@@ -63,10 +63,21 @@ def scan(root: Path, steering: Steering, skip: tuple[Path, ...] = ()) -> Scan:
             continue
         if (include is not None and not include.match_file(rel)) or exclude.match_file(rel):
             continue
+        if not _regular(path):
+            continue  # a named pipe or device would block the read: never opened
         files.append(_classify(path, rel, tests))
     if not any(f.kind == "source" for f in files):
         raise WikiError(f"{root}: not a code folder (no source file in a language the wiki parses)")
     return Scan(root, tuple(files))
+
+
+def _regular(path: Path) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return True  # reported as unreadable by _classify
 
 
 def _classify(path: Path, rel: str, tests: Any) -> ScannedFile:
