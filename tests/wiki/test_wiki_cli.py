@@ -5,10 +5,10 @@ MkDocs build with --strict, bad input as one line with nothing written."""
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 

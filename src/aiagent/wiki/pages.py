@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import posixpath
-from urllib.parse import quote
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 
 @dataclass(frozen=True, slots=True)
