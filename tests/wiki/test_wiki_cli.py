@@ -125,6 +125,8 @@ def test_not_a_code_folder(run_cli, tmp_path: Path) -> None:
     (tmp_path / "notes" / "a.md").write_text("# hi\n")
     assert "not a code folder" in one_error(run_cli("wiki", str(tmp_path / "notes")))
     assert not (tmp_path / "notes" / "docs").exists()
+    assert one_error(run_cli("wiki", str(tmp_path / "notes" / "a.md"))).endswith("a.md: not a folder")
+    assert one_error(run_cli("wiki", str(tmp_path / "missing"))).endswith("missing: no such folder")
 
 
 def test_output_that_is_a_file(run_cli, repo: Path, tmp_path: Path) -> None:

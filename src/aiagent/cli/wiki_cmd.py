@@ -27,8 +27,9 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, full: bool, n
     def say(line: str) -> None:
         click.echo(f"wiki: {line}", err=True)
 
-    if not path.exists():
-        click.echo(f"aiagent: error: {path}: no such folder", err=True)
+    if not path.is_dir():
+        problem = "not a folder" if path.exists() else "no such folder"
+        click.echo(f"aiagent: error: {path}: {problem}", err=True)
         return EXIT_USAGE
     req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
                       diagrams, not no_security)
