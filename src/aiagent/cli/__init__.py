@@ -31,6 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "trust": ("aiagent.cli.trust_cmd:trust", "Trust a folder: its skills and config may take effect."),
     "untrust": ("aiagent.cli.trust_cmd:untrust", "Stop trusting a folder."),
     "mcp": ("aiagent.cli.mcp_cmd:mcp", "List, add, remove and try MCP servers."),
+    "wiki": ("aiagent.cli.wiki_cmd:wiki", "Generate a documentation wiki of a project (no key needed)."),
 }
 
 

@@ -1,0 +1,112 @@
+"""Stage 4: diagrams from typed graphs — Mermaid (the default, ADR-005) and Graphviz DOT.
+
+Node ids are generated (``n0``, ``n1`` …), never taken from the code; labels are escaped
+for each format, so every diagram parses by construction. A graph bigger than ``max_nodes``
+keeps its best-connected nodes and folds the rest into one "other" node.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+MAX_NODES = 25
+MAX_LABEL = 40
+
+
+@dataclass(slots=True)
+class Graph:
+    title: str
+    nodes: dict[str, str] = field(default_factory=dict)  # key -> label
+    edges: Counter[tuple[str, str]] = field(default_factory=Counter)  # (from, to) -> weight
+    groups: dict[str, str] = field(default_factory=dict)  # key -> group label (subgraph)
+
+    def add_node(self, key: str, label: str, group: str = "") -> None:
+        self.nodes[key] = label
+        if group:
+            self.groups[key] = group
+
+    def add_edge(self, src: str, dst: str, weight: int = 1) -> None:
+        if src in self.nodes and dst in self.nodes and src != dst:
+            self.edges[(src, dst)] += weight
+
+
+def collapse(graph: Graph, max_nodes: int = MAX_NODES) -> Graph:
+    """The ``max_nodes - 1`` best-connected nodes, the rest folded into "other (k)"."""
+    if len(graph.nodes) <= max_nodes:
+        return graph
+    degree: Counter[str] = Counter()
+    for (a, b), w in graph.edges.items():
+        degree[a] += w
+        degree[b] += w
+    keep = set(sorted(graph.nodes, key=lambda k: (-degree[k], k))[: max_nodes - 1])
+    other = "\x00other"
+    out = Graph(graph.title)
+    for key in graph.nodes:
+        if key in keep:
+            out.add_node(key, graph.nodes[key], graph.groups.get(key, ""))
+    out.add_node(other, f"other ({len(graph.nodes) - len(keep)} more)")
+    for (a, b), w in graph.edges.items():
+        out.add_edge(a if a in keep else other, b if b in keep else other, w)
+    return out
+
+
+def _ids(graph: Graph) -> dict[str, str]:
+    return {key: f"n{i}" for i, key in enumerate(graph.nodes)}
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1] + "…"
+
+
+def mermaid_label(label: str) -> str:
+    """A quoted Mermaid label: quotes and markup characters as HTML entities."""
+    out = []
+    for ch in _short(label):
+        if ch in '"#<>&;`[]{}()|' or ord(ch) < 32:
+            out.append(f"#{ord(ch)};")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def to_mermaid(graph: Graph, max_nodes: int = MAX_NODES, direction: str = "LR") -> str:
+    graph = collapse(graph, max_nodes)
+    ids = _ids(graph)
+    lines = [f"flowchart {direction}"]
+    grouped: dict[str, list[str]] = {}
+    for key in graph.nodes:
+        grouped.setdefault(graph.groups.get(key, ""), []).append(key)
+    for index, (group, keys) in enumerate(sorted(grouped.items())):
+        indent = "    " if group else "  "
+        if group:
+            lines.append(f"  subgraph g{index}[{mermaid_label(group)}]")
+        lines += [f"{indent}{ids[k]}[{mermaid_label(graph.nodes[k])}]" for k in keys]
+        if group:
+            lines.append("  end")
+    for (a, b), weight in sorted(graph.edges.items(), key=lambda e: (ids[e[0][0]], ids[e[0][1]])):
+        arrow = f"-->|{weight}|" if weight > 1 else "-->"
+        lines.append(f"  {ids[a]} {arrow} {ids[b]}")
+    return "\n".join(lines)
+
+
+def dot_label(label: str) -> str:
+    escaped = _short(label).replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + "".join(c if ord(c) >= 32 else " " for c in escaped) + '"'
+
+
+def to_dot(graph: Graph, max_nodes: int = MAX_NODES) -> str:
+    graph = collapse(graph, max_nodes)
+    ids = _ids(graph)
+    lines = [f"digraph {dot_label(graph.title)} {{", "  rankdir=LR;", "  node [shape=box];"]
+    lines += [f"  {ids[k]} [label={dot_label(v)}];" for k, v in graph.nodes.items()]
+    for (a, b), weight in sorted(graph.edges.items(), key=lambda e: (ids[e[0][0]], ids[e[0][1]])):
+        lines.append(f"  {ids[a]} -> {ids[b]}" + (f" [label=\"{weight}\"];" if weight > 1 else ";"))
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def fenced(graph: Graph, fmt: str = "mermaid", max_nodes: int = MAX_NODES) -> str:
+    if fmt == "dot":
+        return f"```dot\n{to_dot(graph, max_nodes)}\n```"
+    return f"```mermaid\n{to_mermaid(graph, max_nodes)}\n```"

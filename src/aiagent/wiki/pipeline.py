@@ -1,0 +1,92 @@
+"""The stages in order. ``generate`` is what ``aiagent wiki`` runs; ``progress`` gets one
+line per stage (the CLI prints them on stderr)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiagent.wiki.errors import WikiError
+from aiagent.wiki.manifest import Plan
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class WikiRequest:
+    root: Path
+    output: Path
+    fmt: str = "markdown"
+    full: bool = False
+    diagram_format: str = "mermaid"
+    security: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class WikiSummary:
+    pages: int
+    modules: int
+    changed: tuple[str, ...]
+    files: int
+    lines: int
+
+
+def generate(req: WikiRequest, say: Say) -> WikiSummary:
+    from aiagent.wiki.assemble import Context, assemble, title
+    from aiagent.wiki.cluster import cluster
+    from aiagent.wiki.manifest import MANIFEST, load_previous, manifest_text, module_hashes, plan
+    from aiagent.wiki.model import build_model
+    from aiagent.wiki.pages import Links
+    from aiagent.wiki.render import check_output, pages_dir, write_wiki
+    from aiagent.wiki.scan import scan
+    from aiagent.wiki.steering import load_steering
+
+    root, output = req.root.resolve(), req.output.resolve()
+    check_output(output)
+    steering = load_steering(root)
+    scanned = scan(root, steering, skip=(output,))
+    say(f"scan: {len(scanned.files)} files ({len(scanned.of_kind('source'))} source)")
+    model = build_model(scanned)
+    say(f"model: {model.total_lines} lines, {len(model.symbols())} symbols, {len(model.calls)} call edges")
+    modules = cluster(model)
+    say(f"cluster: {len(modules)} modules")
+    hashes = module_hashes(model, modules)
+    todo = plan(load_previous(output), hashes, modules, req.fmt, req.full)
+    say(_plan_line(todo))
+    ctx = Context(model, modules, Links(root, pages_dir(output, req.fmt)), steering,
+                  diagram_format=req.diagram_format)
+    if req.security:
+        ctx.audit, ctx.audit_error = _audit(root, output)
+        say("security: " + (f"{len(ctx.audit.findings)} findings" if ctx.audit else f"skipped ({ctx.audit_error})"))
+    pages = assemble(ctx)
+    write_wiki(pages, output, req.fmt, title(ctx), {MANIFEST: manifest_text(hashes, req.fmt)})
+    say(f"wrote {len(pages)} pages to {output}")
+    return WikiSummary(len(pages), len(modules), todo.changed, len(model.files), model.total_lines)
+
+
+def _plan_line(todo: Plan) -> str:
+    if todo.reason != "incremental":
+        return f"analyse: all {len(todo.changed)} modules ({todo.reason})"
+    names = ", ".join(todo.changed[:10]) + (" …" if len(todo.changed) > 10 else "")
+    return (f"analyse: {len(todo.changed)} changed modules{': ' + names if names else ''}; "
+            f"reused {len(todo.reused)}")
+
+
+def _audit(root: Path, output: Path) -> tuple[object, str]:
+    from aiagent.security.config import find_config, load_config
+    from aiagent.security.engine import AuditOptions, run_audit
+    from aiagent.security.errors import SecurityConfigError
+
+    try:
+        config = load_config(find_config(root))
+    except SecurityConfigError as exc:
+        raise WikiError(str(exc)) from None
+    try:
+        rel = output.relative_to(root).as_posix()
+        exclude = (*config.exclude, f"{rel}/**") if rel != "." else config.exclude
+    except ValueError:
+        exclude = config.exclude
+    from dataclasses import replace
+
+    return run_audit(root, replace(config, exclude=tuple(exclude)), AuditOptions(jobs=1)), ""

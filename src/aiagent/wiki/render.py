@@ -1,0 +1,85 @@
+"""Stage 6: write the pages as plain Markdown or as an MkDocs project, atomically.
+
+The wiki is built in a temporary folder beside ``output`` and swapped in only when complete,
+so a failed run leaves the previous wiki as it was. MkDocs output is ``mkdocs.yml`` plus the
+pages under ``docs/`` (MkDocs refuses a docs folder that holds its own config file).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from aiagent.wiki.errors import WikiError
+from aiagent.wiki.pages import Page
+
+FORMATS = ("markdown", "mkdocs")
+SECTIONS = [("Architecture", "architecture/"), ("Modules", "modules/"), ("Code structure", "code-structure/"),
+            ("Testing", "testing/"), ("Security", "security/")]
+
+
+def pages_dir(output: Path, fmt: str) -> Path:
+    return output / "docs" if fmt == "mkdocs" else output
+
+
+def check_output(output: Path) -> None:
+    if output.exists() and not output.is_dir():
+        raise WikiError(f"{output}: the output is a file, not a folder")
+    parent = output.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise WikiError(f"{parent}: the output's parent is a file, not a folder")
+
+
+def write_wiki(pages: list[Page], output: Path, fmt: str, title: str,
+               extra: dict[str, str] | None = None) -> None:
+    """``extra``: files beside the pages (relative to ``output``), such as the manifest."""
+    check_output(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.new-", dir=output.parent))
+    try:
+        target = pages_dir(staging, fmt)
+        for page in pages:
+            file = target / page.path
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_text(page.body, encoding="utf-8")
+        for name, text in (extra or {}).items():
+            (staging / name).write_text(text, encoding="utf-8")
+        if fmt == "mkdocs":
+            (staging / "mkdocs.yml").write_text(mkdocs_yaml(pages, title), encoding="utf-8")
+        _swap(staging, output)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _swap(staging: Path, output: Path) -> None:
+    old = None
+    if output.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{output.name}.old-", dir=output.parent))
+        old.rmdir()
+        output.rename(old)
+    try:
+        staging.rename(output)
+    except OSError:
+        if old is not None:
+            old.rename(output)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def mkdocs_yaml(pages: list[Page], title: str) -> str:
+    import yaml  # type: ignore[import-untyped]
+
+    nav: list[object] = [{"Overview": "index.md"}]
+    for name, prefix in SECTIONS:
+        entries = [{p.title: p.path} for p in pages if p.path.startswith(prefix)]
+        if entries:
+            nav.append({name: entries})
+    nav += [{p.title: p.path} for p in pages if "/" not in p.path and p.path != "index.md"]
+    config = {"site_name": title or "Wiki", "docs_dir": "docs", "nav": nav,
+              "markdown_extensions": ["tables", "fenced_code"]}
+    return str(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
