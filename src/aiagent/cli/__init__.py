@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "workflow": ("aiagent.cli.workflow_cmd:workflow", "Run a workflow provided by a skill."),
     "trust": ("aiagent.cli.trust_cmd:trust", "Trust a folder: its skills and config may take effect."),
     "untrust": ("aiagent.cli.trust_cmd:untrust", "Stop trusting a folder."),
+    "serve": ("aiagent.cli.serve_cmd:serve", "Serve a local web chat (prints its URL with a token)."),
 }
 
 
