@@ -49,10 +49,11 @@ def test_sse_order_and_ids(served: Served) -> None:
     served.fake.push(Turn(text="Hello there, friend.", text_chunks=4))
     sid = served.new_session()
     events = run_turn(served, sid, "hi")
-    assert types(events) == ["text"] * 4 + ["usage", "iteration-end", "done"]
+    assert types(events) == ["turn-start"] + ["text"] * 4 + ["usage", "iteration-end", "done"]
     assert "".join(e.data["text"] for e in events if e.type == "text") == "Hello there, friend."
     turn = events[0].id.rpartition("-")[0]
-    assert [e.id for e in events] == [f"{turn}-{n}" for n in range(1, 8)]
+    assert events[0].data == {"turn": turn, "session": sid}
+    assert [e.id for e in events] == [f"{turn}-{n}" for n in range(1, 9)]
     assert events[-1].data["stop_reason"] == "completed"
     with served.client() as c:  # the history is the stored session, verbatim
         history = c.get(f"/api/sessions/{sid}").json()

@@ -32,7 +32,7 @@ class HubError(Exception):
 
 @dataclass
 class Live:
-    started: Started
+    started: Started | None = None  # built by the session's first turn
     turn: TurnLog | None = None
     task: asyncio.Task[None] | None = None
     approvals: dict[str, ApprovalRequestEvent] = field(default_factory=dict)
@@ -105,34 +105,38 @@ class Hub:
 
     # ---- turns ------------------------------------------------------------------------
 
-    def _live(self, session_id: str) -> Live:
-        from aiagent.core.session import SessionRequest
-
-        live = self.live.get(session_id)
-        if live is None:
-            live = Live(self.app.start(SessionRequest(resume=session_id)))
-            self.live[session_id] = live
-            self._finished.pop(session_id, None)
-        return live
-
     def send(self, session_id: str, text: str) -> TurnLog:
+        """Start a turn; its log (the ``turn-start`` event already in it) is returned at
+        once, the agent is built (first turn) and run in a task."""
         info = self.info(session_id)
-        if info.id in self.live and self.live[info.id].running:
+        live = self.live.get(info.id)
+        if live is not None and live.running:
             raise HubError(409, "a turn is already running in this session; stop it first")
-        try:
-            live = self._live(info.id)
-        except Exception as exc:  # noqa: BLE001 - no provider key, bad config: told, not raised
-            raise HubError(503, str(exc)) from None
+        if live is None:
+            live = self.live[info.id] = Live()
+            self._finished.pop(info.id, None)
         if not info.title and text.strip():
             from aiagent.store.sessions import title_of
 
             self.store.set_title(info.id, title_of(text))
         live.turn, live.stopped = TurnLog(self.log_limit), False
+        live.turn.add("turn-start", {"turn": live.turn.id, "session": info.id})
         live.task = asyncio.ensure_future(self._run(info.id, live, live.turn, text))
         return live.turn
 
     async def _run(self, session_id: str, live: Live, log: TurnLog, text: str) -> None:
-        agent = live.started.agent
+        try:
+            agent = self._agent(session_id, live)
+        except Exception as exc:  # noqa: BLE001 - no provider key, bad config: told, not raised
+            log.add("error", {"message": str(exc), "exit_code": getattr(exc, "exit_code", 2)})
+            log.add("done", {"stop_reason": "error", "turns": 0, "usage": {}, "exit_code": 2})
+            log.finish()
+            self.live.pop(session_id, None)
+            return
+        if live.stopped:  # stopped before the agent was ready
+            log.add("done", {"stop_reason": "interrupted", "turns": 0, "usage": {}, "exit_code": 130})
+            log.finish()
+            return
         try:
             async for event in agent.run(text):
                 if isinstance(event, ApprovalRequestEvent):
@@ -148,6 +152,13 @@ class Hub:
             log.finish()
         if live.stopped:  # the next turn reopens the session; the store repairs its tail
             await self.discard(session_id, keep_turn=True)
+
+    def _agent(self, session_id: str, live: Live) -> Any:
+        from aiagent.core.session import SessionRequest
+
+        if live.started is None:
+            live.started = self.app.start(SessionRequest(resume=session_id))
+        return live.started.agent
 
     def turn(self, session_id: str, turn_id: str | None) -> TurnLog:
         """The session's current (or last) turn, for a reconnecting page."""
@@ -182,7 +193,8 @@ class Hub:
         live.stopped = True
         for event in list(live.approvals.values()):
             event.answer("deny")
-        live.started.agent.cancel()
+        if live.started is not None:
+            live.started.agent.cancel()
         return True
 
     async def discard(self, session_id: str, *, keep_turn: bool = False) -> None:
@@ -190,14 +202,18 @@ class Hub:
         if live is None:
             return
         if live.running and live.task is not None and live.task is not asyncio.current_task():
-            live.started.agent.cancel()
+            if live.started is not None:
+                live.started.agent.cancel()
+            else:
+                live.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await live.task
         if keep_turn and live.turn is not None:
             self._finished[session_id] = live.turn
-        with contextlib.suppress(Exception):
-            await live.started.agent.aclose()
-        live.started.close()
+        if live.started is not None:
+            with contextlib.suppress(Exception):
+                await live.started.agent.aclose()
+            live.started.close()
 
     async def close(self) -> None:
         for session_id in list(self.live):

@@ -368,6 +368,7 @@ function onEvent(type, data, id) {
     state.turn = id.slice(0, id.lastIndexOf("-"));
   }
   switch (type) {
+    case "turn-start": break;
     case "text": segment().text += data.text; paintSoon(); break;
     case "retry": if (state.live) { state.live.text = ""; paintSoon(); } break;
     case "iteration-end": paint(); state.live = null; break;
