@@ -125,6 +125,9 @@ class Hub:
         return live.turn
 
     async def _run(self, session_id: str, live: Live, log: TurnLog, text: str) -> None:
+        # let the page get ``turn-start`` before the (blocking) first set-up of the agent
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(log.delivered.wait(), 0.05)
         try:
             agent = self._agent(session_id, live)
         except Exception as exc:  # noqa: BLE001 - no provider key, bad config: told, not raised

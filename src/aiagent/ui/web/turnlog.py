@@ -35,6 +35,7 @@ class TurnLog:
         self.next_seq = 1
         self.finished = False
         self._changed = asyncio.Event()
+        self.delivered = asyncio.Event()  # a reader got the first events out
 
     def add(self, type_: str, data: dict[str, Any]) -> None:
         self.entries.append(Entry(self.next_seq, type_, json.dumps(data, ensure_ascii=False)))
@@ -64,6 +65,7 @@ class TurnLog:
             for entry in entries[start:]:
                 yield entry.sse(self.id)
                 after = entry.seq
+                self.delivered.set()
             if self.finished:
                 return
             try:
