@@ -54,13 +54,14 @@ def isolated_env(home: Path) -> dict[str, str]:
     return env
 
 
-def start_server(root: Path, *args: str) -> Iterator[Served]:
+def start_server(root: Path, *args: str, key: bool = True) -> Iterator[Served]:
     project = root / "proj"
     project.mkdir()
     (project / "notes.txt").write_text("hello world\n")
     with FakeLLM() as fake:
-        env = {**isolated_env(root / "home"), "ANTHROPIC_BASE_URL": fake.url,
-               "ANTHROPIC_API_KEY": "sk-ant-test-123456"}
+        env = isolated_env(root / "home")
+        if key:  # without: the real endpoint, which needs a key (nothing is sent)
+            env.update(ANTHROPIC_BASE_URL=fake.url, ANTHROPIC_API_KEY="sk-ant-test-123456")
         proc = subprocess.Popen([AIAGENT, "serve", "--provider", "anthropic", *args],
                                 cwd=project, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)

@@ -38,7 +38,7 @@ class TurnLog:
         self.delivered = asyncio.Event()  # a reader got the first events out
 
     def add(self, type_: str, data: dict[str, Any]) -> None:
-        self.entries.append(Entry(self.next_seq, type_, json.dumps(data, ensure_ascii=False)))
+        self.entries.append(Entry(self.next_seq, type_, json.dumps(data)))
         if len(self.entries) > self.limit + self.limit // 4:  # trim in steps, not per event
             del self.entries[: len(self.entries) - self.limit]
         self.next_seq += 1
