@@ -91,6 +91,28 @@ def test_reconnect_with_last_event_id_loses_and_repeats_nothing(served: Served) 
     assert r.status_code == 404 and "error" in r.json()
 
 
+def test_two_pages_on_one_session_see_the_same_stream(served: Served) -> None:
+    served.fake.push(Turn(text="0123456789", text_chunks=10, chunk_delay=0.05))
+    sid = served.new_session()
+    second: list[Event] = []
+    first: list[Event] = []
+    with served.client() as c, c.stream("POST", f"/api/sessions/{sid}/messages",
+                                         json={"text": "both"}) as response:
+        lines = response.iter_lines()
+        for event in sse_events(lines):
+            first.append(event)
+            if event.type == "text":  # mid-turn, a second page joins
+                turn = event.id.rpartition("-")[0]
+                with served.client() as other, other.stream(
+                        "GET", f"/api/sessions/{sid}/events", params={"turn": turn}) as joined:
+                    second = list(sse_events(joined.iter_lines()))
+                break
+        first += list(sse_events(lines))
+    assert [e.id for e in first] == [e.id for e in second]
+    assert [e.data for e in first] == [e.data for e in second]
+    assert second[-1].type == "done"
+
+
 def test_every_api_call_needs_the_token(served: Served) -> None:
     sid = served.new_session()
     calls = [("GET", "/api/sessions"), ("POST", "/api/sessions"), ("GET", f"/api/sessions/{sid}"),

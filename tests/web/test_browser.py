@@ -23,7 +23,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
 CONTROLS = "button, textarea, input, select, summary, a[href]"
-WIDTHS = (320, 360, 768, 1280)
+WIDTHS = (320, 360, 768, 1280, 1920)
 
 
 @pytest.fixture(scope="module")
