@@ -193,6 +193,17 @@ def test_denied_approval_does_not_run(served: Served) -> None:
     assert r.status_code == 404
 
 
+def test_an_edit_approval_carries_its_diff(served: Served) -> None:
+    call = ToolCall("write_file", {"file_path": "notes.txt", "content": "goodbye world\n"})
+    served.fake.push(Turn(text="editing", tool_calls=[call]), Turn(text="left as is"))
+    sid = served.new_session()
+    events = run_turn(served, sid, "change notes")  # no answer given: denied
+    request = next(e for e in events if e.type == "approval-request")
+    assert request.data["paths"] and request.data["command"] is None
+    assert "-hello world\n" in request.data["diff"] and "+goodbye world\n" in request.data["diff"]
+    assert (served.project / "notes.txt").read_text() == "hello world\n"
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -71,13 +71,13 @@ def test_send_stream_approve_and_markdown_is_escaped(page: Any, served: Served) 
     page.press("#input", "Enter")
     page.get_by_role("button", name="Allow once").click()
     page.wait_for_selector(".msg.assistant strong:text('Done')")
+    page.locator("#send").wait_for(state="visible")  # the turn ended: Send is back, Stop gone
     assert "browser-ok" in page.locator(".tool .result").first.text_content()
     assert page.locator(".approval .answered").inner_text() == "Answered: Allow once"
     messages = page.locator("#messages")
     assert messages.locator("img, b, script").count() == 0  # model text is never HTML
     assert "<b>not html</b>" in messages.inner_text()
     assert page.locator(".term pre").last.inner_text() == "ls -la"  # a <shell> block
-    page.locator("#send").wait_for(state="visible")  # the turn ended: Send is back, Stop gone
     assert not page.locator("#stop").is_visible()
     assert "out tokens" in page.locator("#usage").inner_text()
     assert served.fake.remaining == 0
@@ -104,6 +104,23 @@ def test_stop_with_escape(page: Any, served: Served) -> None:
     page.wait_for_selector("#status:text('stopped: interrupted')")
     page.locator("#send").wait_for(state="visible")
     assert served.fake.remaining == 0
+
+
+def test_edit_approval_shows_the_diff_and_deny_keeps_the_file(page: Any, served: Served) -> None:
+    served.fake.push(Turn(text="editing", tool_calls=[ToolCall(
+        "write_file", {"file_path": "notes.txt", "content": "<script>x</script>\n"})]),
+        Turn(text="left it alone"))
+    page.fill("#input", "edit the notes")
+    page.press("#input", "Enter")
+    card = page.locator(".approval").last
+    card.locator(".diff").wait_for()
+    assert "-hello world" in card.locator(".diff .del").all_inner_texts()[-1]
+    assert "+<script>x</script>" in card.locator(".diff .add").all_inner_texts()[-1]
+    card.get_by_role("button", name="Deny").click()
+    page.locator(".msg.assistant", has_text="left it alone").wait_for()
+    page.locator("#send").wait_for(state="visible")
+    assert (served.project / "notes.txt").read_text() == "hello world\n"
+    assert page.locator("#messages script").count() == 0
 
 
 def test_shift_enter_is_a_new_line_and_sidebar_toggles(page: Any) -> None:

@@ -144,7 +144,7 @@ class Hub:
             async for event in agent.run(text):
                 if isinstance(event, ApprovalRequestEvent):
                     live.approvals[event.id] = event
-                log.add(*to_wire(event))
+                log.add(*to_wire(event, self.app.settings.workspace))
                 if isinstance(event, DoneEvent):
                     break
         except Exception as exc:  # noqa: BLE001 - the page is told; the server stays up

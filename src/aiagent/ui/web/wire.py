@@ -8,6 +8,7 @@ declares it does (the command, the paths it writes).
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from aiagent.contracts.events import (
@@ -28,8 +29,9 @@ from aiagent.contracts.events import (
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 
-def to_wire(event: AgentEvent) -> tuple[str, dict[str, Any]]:
-    """(SSE event type, data) for one AgentEvent."""
+def to_wire(event: AgentEvent, workspace: Path | None = None) -> tuple[str, dict[str, Any]]:
+    """(SSE event type, data) for one AgentEvent; ``workspace`` lets an approval request
+    carry the diff an edit would make (the TUI's preview)."""
     if isinstance(event, TextDeltaEvent):
         return "text", {"text": event.text}
     if isinstance(event, ToolCallEvent):
@@ -40,7 +42,7 @@ def to_wire(event: AgentEvent) -> tuple[str, dict[str, Any]]:
         return "tool-result", {"id": event.id, "name": event.name, "content": event.content,
                                "is_error": event.is_error}
     if isinstance(event, ApprovalRequestEvent):
-        return "approval-request", approval_data(event)
+        return "approval-request", approval_data(event, workspace)
     if isinstance(event, UsageEvent):
         return "usage", {"usage": asdict(event.usage), "total": asdict(event.total)}
     if isinstance(event, TurnEndEvent):
@@ -59,12 +61,21 @@ def to_wire(event: AgentEvent) -> tuple[str, dict[str, Any]]:
     return "other", {}
 
 
-def approval_data(event: ApprovalRequestEvent) -> dict[str, Any]:
+def approval_data(event: ApprovalRequestEvent, workspace: Path | None) -> dict[str, Any]:
     effect = event.effect
     command = effect.command(event.args) if effect is not None else None
     paths = effect.paths(event.args) if effect is not None and effect.writes else []
+    diff = ""
+    if paths and workspace is not None:
+        from aiagent.ui.tui.preview import preview_diff
+
+        try:
+            diff = preview_diff(event.tool, event.args, workspace)
+        except Exception:  # noqa: BLE001 - a preview is advisory
+            diff = ""
     return {"id": event.id, "tool": event.tool, "what": event.what, "args": event.args,
-            "options": list(event.options), "command": command, "paths": list(paths)}
+            "options": list(event.options), "command": command, "paths": list(paths),
+            "diff": diff}
 
 
 def message_data(message: Message) -> dict[str, Any]:

@@ -319,13 +319,16 @@ function toolResult(id, content, isError) {
   tool.result.classList.toggle("error", !!isError);
   if (!tool.output.hidden) tool.box.open = false;
 }
-function fileDiff(data) {
+function diffBlock(diff) {
   const pre = el("pre", "diff");
-  for (const line of data.diff.split("\n")) {
+  for (const line of diff.split("\n")) {
     pre.append(el("span", line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : null, line + "\n"));
   }
+  return pre;
+}
+function fileDiff(data) {
   const tool = state.tools.get(data.id);
-  (tool ? tool.box : $("messages")).append(pre);
+  (tool ? tool.box : $("messages")).append(diffBlock(data.diff));
 }
 const LABELS = { once: "Allow once", session: "This session", project: "Always in this project",
                  always: "Always", deny: "Deny" };
@@ -335,6 +338,7 @@ function approvalCard(data) {
   const title = data.command ? "Run this command?" : data.paths.length ? "Apply this change?" : "Allow " + data.tool + "?";
   card.append(el("strong", null, title));
   card.append(el("div", "what", data.command ? "$ " + data.command : data.paths.length ? data.paths.join(", ") : data.what));
+  if (data.diff) card.append(diffBlock(data.diff));
   const choices = el("div", "choices");
   for (const option of data.options) {
     const b = button(LABELS[option] || option, option === "deny" ? "danger" : option === "once" ? "primary" : "",
