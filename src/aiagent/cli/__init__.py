@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "untrust": ("aiagent.cli.trust_cmd:untrust", "Stop trusting a folder."),
     "mcp": ("aiagent.cli.mcp_cmd:mcp", "List, add, remove and try MCP servers."),
     "wiki": ("aiagent.cli.wiki_cmd:wiki", "Generate a documentation wiki of a project (no key needed)."),
+    "serve": ("aiagent.cli.serve_cmd:serve", "Serve a local web chat (prints its URL with a token)."),
 }
 
 

@@ -1,0 +1,111 @@
+"""Helpers: a real ``aiagent serve`` on loopback against FakeLLM, and an SSE reader."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from aiagent.testing import FakeLLM
+
+AIAGENT = str(Path(sys.executable).with_name("aiagent"))
+URL = re.compile(r"(http://[^/\s]+)/#token=(\S+)")
+
+
+@dataclass
+class Served:
+    proc: subprocess.Popen[str]
+    base: str
+    token: str
+    fake: FakeLLM
+    project: Path
+    env: dict[str, str]
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def client(self, **kwargs: Any) -> httpx.Client:
+        return httpx.Client(base_url=self.base, headers=self.headers, timeout=30, **kwargs)
+
+    def new_session(self) -> str:
+        with self.client() as c:
+            response = c.post("/api/sessions", json={})
+            assert response.status_code == 201, response.text
+            return str(response.json()["id"])
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("ANTHROPIC_", "OPENAI_", "OLLAMA_", "AIAGENT_"))}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
+               XDG_DATA_HOME=str(home / ".local" / "share"), XDG_CACHE_HOME=str(home / ".cache"),
+               NO_COLOR="1")
+    (home / ".config").mkdir(parents=True, exist_ok=True)
+    return env
+
+
+def start_server(root: Path, *args: str, key: bool = True) -> Iterator[Served]:
+    project = root / "proj"
+    project.mkdir()
+    (project / "notes.txt").write_text("hello world\n")
+    with FakeLLM() as fake:
+        env = isolated_env(root / "home")
+        if key:  # without: the real endpoint, which needs a key (nothing is sent)
+            env.update(ANTHROPIC_BASE_URL=fake.url, ANTHROPIC_API_KEY="sk-ant-test-123456")
+        proc = subprocess.Popen([AIAGENT, "serve", "--provider", "anthropic", *args],
+                                cwd=project, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        line = read_line(proc, 30)
+        match = URL.search(line)
+        if match is None:
+            proc.kill()
+            raise AssertionError(f"no URL printed: {line!r} {proc.stderr.read() if proc.stderr else ''}")
+        served = Served(proc, match[1], match[2], fake, project, env)
+        try:
+            yield served
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def read_line(proc: subprocess.Popen[str], timeout: float) -> str:
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(proc.stdout.readline() if proc.stdout else ""),
+                              daemon=True)
+    reader.start()
+    reader.join(timeout)
+    return got[0] if got else ""
+
+
+@dataclass
+class Event:
+    id: str
+    type: str
+    data: dict[str, Any]
+
+
+def sse_events(lines: Iterator[str]) -> Iterator[Event]:
+    """Events from an SSE line stream (comments skipped)."""
+    fields: dict[str, str] = {}
+    for line in lines:
+        if line == "":
+            if "event" in fields:
+                yield Event(fields.get("id", ""), fields["event"], json.loads(fields.get("data", "{}")))
+            fields = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(":")
+            fields[name] = value[1:] if value.startswith(" ") else value

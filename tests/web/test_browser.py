@@ -1,0 +1,176 @@
+"""The page in a real headless Chromium (Debian's, driven by Playwright; never a browser
+download): send, stream, approve, stop, reload, sidebar, and the layout at several widths.
+
+Screenshots go to ``$AIAGENT_TEST_ARTIFACTS/web`` (default: a temporary folder), printed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.web.serving import Served
+
+from aiagent.testing import ToolCall, Turn
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
+CONTROLS = "button, textarea, input, select, summary, a[href]"
+WIDTHS = (320, 360, 768, 1280, 1920)
+
+
+@pytest.fixture(scope="module")
+def artifacts() -> Path:
+    root = Path(os.environ.get("AIAGENT_TEST_ARTIFACTS") or tempfile.gettempdir())
+    folder = root / "web"
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots: {folder}")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.skip("needs chromium: apt-get install chromium (.ci/run installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (test extra)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser: Any, served: Served) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{served.base}/#token={served.token}")
+    page.wait_for_selector("#workspace:not(:empty)")
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def test_send_stream_approve_and_markdown_is_escaped(page: Any, served: Served) -> None:
+    served.fake.push(
+        Turn(text="I will run it.", tool_calls=[ToolCall("shell_command", {"command": "echo browser-ok"})]),
+        Turn(text="**Done**: <img src=x onerror=alert(1)> <b>not html</b>\n\n<shell>ls -la</shell>",
+             text_chunks=6, chunk_delay=0.02),
+    )
+    assert page.locator("#empty").is_visible()  # the empty state with example prompts
+    page.fill("#input", "please run it")
+    page.press("#input", "Enter")
+    page.get_by_role("button", name="Allow once").click()
+    page.wait_for_selector(".msg.assistant strong:text('Done')")
+    page.locator("#send").wait_for(state="visible")  # the turn ended: Send is back, Stop gone
+    assert "browser-ok" in page.locator(".tool .result").first.text_content()
+    assert page.locator(".approval .answered").inner_text() == "Answered: Allow once"
+    messages = page.locator("#messages")
+    assert messages.locator("img, b, script").count() == 0  # model text is never HTML
+    assert "<b>not html</b>" in messages.inner_text()
+    assert page.locator(".term pre").last.inner_text() == "ls -la"  # a <shell> block
+    assert not page.locator("#stop").is_visible()
+    assert "out tokens" in page.locator("#usage").inner_text()
+    assert served.fake.remaining == 0
+
+
+def test_reload_keeps_the_history(page: Any) -> None:
+    page.reload()
+    page.wait_for_selector(".msg.user:text('please run it')")
+    assert "Done" in page.locator(".msg.assistant").last.inner_text()
+    assert "browser-ok" in page.locator(".tool .result").first.text_content()
+    assert page.locator("#title").inner_text() == "please run it"
+    assert page.locator(".sessions li.current").count() == 1
+
+
+def test_stop_with_escape(page: Any, served: Served) -> None:
+    served.fake.push(Turn(text="long one", tool_calls=[ToolCall(
+        "shell_command", {"command": "echo started-long; sleep 30"})]))
+    page.fill("#input", "run the long one")
+    page.press("#input", "Enter")
+    page.get_by_role("button", name="Allow once").click()
+    page.wait_for_selector(".tool .output:text('started-long')")
+    assert page.locator("#stop").is_visible()
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#status:text('stopped: interrupted')")
+    page.locator("#send").wait_for(state="visible")
+    assert served.fake.remaining == 0
+
+
+def test_edit_approval_shows_the_diff_and_deny_keeps_the_file(page: Any, served: Served) -> None:
+    served.fake.push(Turn(text="editing", tool_calls=[ToolCall(
+        "write_file", {"file_path": "notes.txt", "content": "<script>x</script>\n"})]),
+        Turn(text="left it alone"))
+    page.fill("#input", "edit the notes")
+    page.press("#input", "Enter")
+    card = page.locator(".approval").last
+    card.locator(".diff").wait_for()
+    assert "-hello world" in card.locator(".diff .del").all_inner_texts()[-1]
+    assert "+<script>x</script>" in card.locator(".diff .add").all_inner_texts()[-1]
+    card.get_by_role("button", name="Deny").click()
+    page.locator(".msg.assistant", has_text="left it alone").wait_for()
+    page.locator("#send").wait_for(state="visible")
+    assert (served.project / "notes.txt").read_text() == "hello world\n"
+    assert page.locator("#messages script").count() == 0
+
+
+def test_shift_enter_is_a_new_line_and_sidebar_toggles(page: Any) -> None:
+    page.fill("#input", "line one")
+    page.press("#input", "Shift+Enter")
+    page.type("#input", "line two")
+    assert page.input_value("#input") == "line one\nline two"
+    page.fill("#input", "")
+    toggle = page.locator("#toggle-sidebar")
+    assert page.locator("#sidebar").is_visible()
+    toggle.click()
+    assert not page.locator("#sidebar").is_visible() and toggle.get_attribute("aria-expanded") == "false"
+    toggle.click()
+    assert page.locator("#sidebar").is_visible()
+
+
+def overlaps(page: Any) -> list[str]:
+    boxes = page.evaluate("""(selector) => [...document.querySelectorAll(selector)]
+        .filter(e => e.offsetParent !== null || e.getClientRects().length)
+        .map(e => { const r = e.getBoundingClientRect();
+                    return {name: e.tagName + '#' + (e.id || e.className) + ' ' + (e.textContent || '').trim().slice(0, 20),
+                            x: r.x, y: r.y, w: r.width, h: r.height}; })
+        .filter(b => b.w > 0 && b.h > 0)""", CONTROLS)
+    found = []
+    for a, b in combinations(boxes, 2):
+        if (a["x"] + a["w"] > b["x"] + 0.5 and b["x"] + b["w"] > a["x"] + 0.5
+                and a["y"] + a["h"] > b["y"] + 0.5 and b["y"] + b["h"] > a["y"] + 0.5):
+            found.append(f"{a['name']} / {b['name']}")
+    return found
+
+
+def outside(page: Any, width: int) -> list[str]:
+    return page.evaluate("""(width) => [...document.querySelectorAll('button, textarea')]
+        .filter(e => e.getClientRects().length)
+        .map(e => [e.id || e.textContent.trim().slice(0, 20), e.getBoundingClientRect()])
+        .filter(([n, r]) => r.width > 0 && (r.left < 0 || r.right > width + 0.5))
+        .map(([n]) => n)""", width)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_control_overlaps_another(page: Any, width: int, artifacts: Path) -> None:
+    page.set_viewport_size({"width": width, "height": 720})
+    for sidebar in ("open", "closed"):
+        is_open = page.locator("#app.sidebar-open").count() == 1
+        if is_open != (sidebar == "open"):
+            page.click("#toggle-sidebar")
+        page.wait_for_timeout(50)
+        page.screenshot(path=str(artifacts / f"page-{width}-sidebar-{sidebar}.png"))
+        assert overlaps(page) == [], f"{width}px, sidebar {sidebar}"
+        assert outside(page, width) == [], f"{width}px, sidebar {sidebar}: off screen"
+        toggle = page.locator("#toggle-sidebar").bounding_box()
+        assert toggle["x"] >= 8 and toggle["y"] >= 4  # clear of the window's corner
+    page.set_viewport_size({"width": 1280, "height": 800})
