@@ -246,15 +246,7 @@ class RpcPeer:
         """End of input; the child gets ``grace`` seconds to exit, then its tree is killed.
         Whatever it left running is killed too."""
         self.closed = True
-        running = self.running
-        if running.stdin is not None:
-            with contextlib.suppress(Exception):
-                running.stdin.close()
-        if not await running.wait_exit(grace):
-            await running.kill(grace)
-            await running.wait_exit(grace)
-        with contextlib.suppress(Exception):
-            await running.finish(Limits(kill_grace=grace))
+        await end_gently(self.running, grace)
         for task in (self._reader, self._eof, *self._tasks):
             task.cancel()
 
@@ -263,6 +255,19 @@ class RpcPeer:
         self.closed = True
         await self.running.kill(0.5)
         await self.close(grace=0.5)
+
+
+async def end_gently(running: Running, grace: float = 1.0) -> None:
+    """Close the child's stdin, give it ``grace`` seconds to exit, then kill its whole tree
+    (and whatever it left running)."""
+    if running.stdin is not None:
+        with contextlib.suppress(Exception):
+            running.stdin.close()
+    if not await running.wait_exit(grace):
+        await running.kill(grace)
+        await running.wait_exit(grace)
+    with contextlib.suppress(Exception):
+        await running.finish(Limits(kill_grace=grace))
 
 
 async def spawn_peer(argv: list[str], *, cwd: str, env: dict[str, str], handler: Handler,

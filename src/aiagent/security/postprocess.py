@@ -22,7 +22,7 @@ from aiagent.security.prioritizer import score_files
 
 def finalize(findings: list[Finding], config: SecurityConfig,
              inventory: Inventory) -> tuple[list[Finding], list[AttackChain], dict[str, int]]:
-    kept = [f for f in findings if not _allowlisted(f.location.file, config.allow_paths)]
+    kept = [f for f in findings if not allowlisted(f.location.file, config.allow_paths)]
     kept = [o for o in (apply_override(f, config) for f in kept) if o is not None]
     categories = default_categories()
     kept = [apply_context(f, categories) for f in kept]
@@ -49,7 +49,8 @@ def apply_override(finding: Finding, config: SecurityConfig) -> Finding | None:
     return replace(finding, metadata=meta)
 
 
-def _allowlisted(rel: str, patterns: tuple[str, ...]) -> bool:
+def allowlisted(rel: str, patterns: tuple[str, ...]) -> bool:
+    """Whether ``rel`` is under ``allow_paths`` (globs, or a folder prefix)."""
     for pattern in patterns:
         if any(ch in pattern for ch in "*?["):
             if fnmatchcase(rel, pattern):

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from fnmatch import fnmatchcase
 
 from aiagent.security.config import SecurityConfig
 from aiagent.security.correlator import correlate
 from aiagent.security.finding import AttackChain, Finding, assign_fingerprints, sort_key
 from aiagent.security.pathcontext import apply_context, default_categories
-from aiagent.security.postprocess import apply_override
+from aiagent.security.postprocess import allowlisted, apply_override
 
 
 @dataclass(slots=True)
@@ -76,12 +75,3 @@ def _policy(findings: Sequence[Finding], config: SecurityConfig) -> list[Finding
     return out
 
 
-def allowlisted(rel: str, patterns: tuple[str, ...]) -> bool:
-    """As ``allow_paths`` are read for static findings (globs, or a folder prefix)."""
-    for pattern in patterns:
-        if any(ch in pattern for ch in "*?["):
-            if fnmatchcase(rel, pattern):
-                return True
-        elif rel == pattern or rel.startswith(pattern.rstrip("/") + "/"):
-            return True
-    return False

@@ -17,7 +17,7 @@ from aiagent.contracts.providers import Provider, ProviderError
 from aiagent.providers.structured import MAX_REASKS, StructuredOutputError, ask_json
 from aiagent.security.analyzers.catalog import Analyzer, select
 from aiagent.security.analyzers.intake import Rejected, to_finding
-from aiagent.security.analyzers.merge import allowlisted, merge
+from aiagent.security.analyzers.merge import merge
 from aiagent.security.analyzers.plan import (
     DEFAULT_BATCH_TOKENS,
     DEFAULT_BUDGET,
@@ -28,6 +28,7 @@ from aiagent.security.analyzers.plan import (
 from aiagent.security.analyzers.prompt import batch_message
 from aiagent.security.config import SecurityConfig
 from aiagent.security.finding import Finding
+from aiagent.security.postprocess import allowlisted
 
 if TYPE_CHECKING:
     from aiagent.security.engine import AuditResult

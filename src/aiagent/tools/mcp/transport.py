@@ -177,16 +177,9 @@ async def stdio_transport(config: ServerConfig, *, env: Mapping[str, str], works
 
 async def _stop(running: Any, tasks: list[asyncio.Future[None]], grace: float = 1.0) -> None:
     """Close the server's stdin, give it ``grace`` seconds, then kill its whole tree."""
-    from aiagent.process.runner import Limits
+    from aiagent.process.jsonrpc import end_gently
 
-    if running.stdin is not None:
-        with contextlib.suppress(Exception):
-            running.stdin.close()
-    if not await running.wait_exit(grace):
-        await running.kill(grace)
-        await running.wait_exit(grace)
-    with contextlib.suppress(Exception):
-        await running.finish(Limits(kill_grace=grace))
+    await end_gently(running, grace)
     for task in tasks:
         task.cancel()
 
