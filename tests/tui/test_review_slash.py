@@ -21,7 +21,7 @@ def test_review_shows_findings_on_the_changed_lines(ui_env: dict[str, str], proj
     _git(project, "add", "-A")
     _git(project, "commit", "-qm", "base")
     (project / "run.py").write_text(
-        "import os\n\n\ndef go(cmd):\n    os.system(cmd)\n    return cmd\n")
+        "import os\n\n\ndef go(cmd):\n    os.system(\"ls \" + cmd)\n    return cmd\n")
     env = {**ui_env, "AIAGENT_NO_HISTORY": "1", "ANTHROPIC_API_KEY": "sk-test-1234567890"}
     code, out = run_app(["/review", "/quit"], env, project, monkeypatch)
     assert code == 0

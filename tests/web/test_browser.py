@@ -66,7 +66,7 @@ def test_send_stream_approve_and_markdown_is_escaped(page: Any, served: Served) 
         Turn(text="**Done**: <img src=x onerror=alert(1)> <b>not html</b>\n\n<shell>ls -la</shell>",
              text_chunks=6, chunk_delay=0.02),
     )
-    assert page.locator("#empty").is_visible()  # the empty state with example prompts
+    page.locator("#empty").wait_for(state="visible")  # the empty state with example prompts
     page.fill("#input", "please run it")
     page.press("#input", "Enter")
     page.get_by_role("button", name="Allow once").click()

@@ -152,15 +152,23 @@ def test_broken_steering_file_and_a_good_one(run_cli, repo: Path) -> None:
     assert "modules/web.md" not in pages and "Prices are in cents." in pages["index.md"]
 
 
-def test_unreadable_file(run_cli, repo: Path) -> None:
+def test_unreadable_file(clean_env: dict[str, str], repo: Path) -> None:
     import os
+    import shutil
 
-    if os.geteuid() == 0:
-        pytest.skip("needs a non-root user: root reads a mode-000 file")
     bad = repo / "app" / "secret.py"
     bad.write_text("x = 1\n")
     bad.chmod(0)
-    assert "app/secret.py: cannot read" in one_error(run_cli("wiki", str(repo)))
+    command = [str(Path(sys.executable).with_name("aiagent")), "wiki", str(repo)]
+    if os.geteuid() == 0:
+        # Root reads a mode-000 file through CAP_DAC_OVERRIDE: run the CLI without the two
+        # capabilities that bypass file permissions, so the file is unreadable to it too.
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "setpriv (util-linux) is needed to drop root's file-permission bypass"
+        command = [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--", *command]
+    proc = subprocess.run(command, cwd=repo, env=clean_env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert "app/secret.py: cannot read" in one_error(proc)
 
 
 def test_failed_run_leaves_the_previous_wiki(run_cli, repo: Path) -> None:
