@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from aiagent.permissions.policy import PermissionPolicy
     from aiagent.skills.runtime import SkillRuntime
     from aiagent.tools.base import ToolRegistry
+    from aiagent.tools.mcp.manager import McpManager
 
 KEY_REQUIRED_HOSTS = {"anthropic": "api.anthropic.com", "openai": "api.openai.com"}
 
@@ -56,6 +57,7 @@ class Application:
         self.settings = settings
         self.interactive = interactive
         self.approve = tuple(approve)
+        self.mcp: McpManager | None = None  # the MCP servers of the last agent built
 
     @classmethod
     def from_settings(cls, settings: Settings, options: dict[str, Any] | None = None, *,
@@ -130,7 +132,7 @@ class Application:
         from aiagent.skills.wiring import warn
         from aiagent.tools.mcp.manager import attach
 
-        attach(agent, self.settings, whitelist=self.settings.agent.tools, report=warn)
+        self.mcp = attach(agent, self.settings, whitelist=self.settings.agent.tools, report=warn)
 
 
 def _new_agent(settings: Settings, provider: Provider, registry: ToolRegistry,

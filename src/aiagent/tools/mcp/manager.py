@@ -43,6 +43,7 @@ class McpManager:
                                 on_tools_changed=self._changed)
             for name, config in servers.items() if config.enabled}
         self.on_change: Callable[[McpConnection, list[Tool]], None] | None = None
+        self._warming: asyncio.Future[list[McpConnection]] | None = None
 
     async def start_all(self) -> list[McpConnection]:
         """Start every server concurrently; the ones that came up."""
@@ -56,6 +57,20 @@ class McpManager:
             self.report(str(exc))
             return False
         return True
+
+    async def warm(self) -> list[McpConnection]:
+        """Start every server once (the first message does, or the TUI ahead of it so that
+        their prompts are listed as slash commands while the user types); the ones that
+        came up. A failure is reported once; a later call of a tool tries again."""
+        if self._warming is None:
+            self._warming = asyncio.ensure_future(self.start_all())
+        return await asyncio.shield(self._warming)
+
+    def prompt_commands(self) -> dict[str, Any]:
+        """``/mcp__server__prompt`` commands of the servers that are up."""
+        from aiagent.tools.mcp.prompts import prompt_commands
+
+        return prompt_commands(self.connections)
 
     def tools_of(self, connection: McpConnection) -> list[Tool]:
         found: list[Tool] = []
@@ -106,7 +121,7 @@ def attach(agent: Agent, settings: Any, *, whitelist: Sequence[str] | None = Non
             mine.add(tool.name)
 
     async def start(_messages: list[Message]) -> None:
-        started = await manager.start_all()
+        started = await manager.warm()
         for connection in started:
             sync(connection, manager.tools_of(connection))
         if any(c.resources for c in started):

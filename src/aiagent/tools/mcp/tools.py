@@ -102,7 +102,7 @@ class ReadResourceTool:
             result = await connection.read_resource(str(uri))
         except ServerDown as exc:
             raise ToolError(str(exc)) from None
-        parts = [getattr(c, "text", None) or _binary(c) for c in result.contents]
+        parts = [getattr(c, "text", None) or describe_binary(c) for c in result.contents]
         return ToolResult(cap("\n".join(parts), self.max_chars))
 
 
@@ -117,7 +117,7 @@ def result_text(result: Any) -> str:
             parts.append(f"[{kind} {block.mime_type}, {len(block.data) * 3 // 4} bytes, not shown]")
         elif kind == "resource":
             inner = block.resource
-            parts.append(getattr(inner, "text", None) or _binary(inner))
+            parts.append(getattr(inner, "text", None) or describe_binary(inner))
         elif kind == "resource_link":
             parts.append(f"[resource {block.uri}]")
         else:
@@ -127,7 +127,7 @@ def result_text(result: Any) -> str:
     return "\n".join(parts)
 
 
-def _binary(contents: Any) -> str:
+def describe_binary(contents: Any) -> str:
     blob = getattr(contents, "blob", "") or ""
     return f"[{getattr(contents, 'mime_type', None) or 'binary'} {contents.uri}, {len(blob) * 3 // 4} bytes, not shown]"
 

@@ -48,6 +48,7 @@ class InteractiveApp:
         self.skill_approvals = SkillApprovals(self)
         self.input: Any = None
         self._ready: asyncio.Task[None] | None = None
+        self._mcp_warm: asyncio.Future[None] | None = None
         self._checkpoint_task: asyncio.Future[Any] | None = None
 
     @property
@@ -98,6 +99,9 @@ class InteractiveApp:
 
             self.agent.add_hooks(Hooks(on_before_tool_call=[self._checkpoint_gate]), first=True)
             connect(self, self.skill_approvals)
+            from aiagent.ui.tui.mcp_prompts import warm
+
+            self._mcp_warm = warm(self)  # MCP prompts are listed while the user types
         for problem in self.parts.problems:
             self.say(render.notice(f"! {problem}", "yellow"))
         if self.parts.missing_key:  # the first run, most likely: say how to go on

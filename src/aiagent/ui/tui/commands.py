@@ -43,6 +43,11 @@ class CommandTable:
             found = next((c for c in self.commands.values() if name in c.aliases), None)
         if found is None:
             found = self.workflows().get(name)
+        if found is None and name.startswith("mcp__"):
+            from aiagent.ui.tui.mcp_prompts import manager_of
+
+            if self.app is not None and manager_of(self.app) is not None:
+                found = Command(name, "MCP prompt", _mcp_prompt(name))  # servers may still start
         return found
 
     def workflows(self) -> dict[str, Command]:
@@ -55,8 +60,17 @@ class CommandTable:
                 for name, about in workflow_commands(self.app).items()
                 if name not in self.commands}
 
+    def mcp_prompts(self) -> dict[str, Command]:
+        """MCP servers' prompts as commands (``/mcp__server__prompt args``)."""
+        from aiagent.ui.tui.mcp_prompts import prompt_commands
+
+        if self.app is None:
+            return {}
+        return {name: Command(name, f"MCP prompt: {c.description}", _mcp_prompt(name))
+                for name, c in prompt_commands(self.app).items() if name not in self.commands}
+
     def matching(self, prefix: str) -> list[Command]:
-        found = {**self.workflows(), **self.commands}
+        found = {**self.mcp_prompts(), **self.workflows(), **self.commands}
         return [c for name, c in sorted(found.items()) if name.startswith(prefix)]
 
     async def run(self, line: str) -> bool:
@@ -143,6 +157,15 @@ def _workflow(name: str) -> Handler:
         from aiagent.ui.tui.workflows import run_workflow_command
 
         await run_workflow_command(app, name, arg)
+
+    return run
+
+
+def _mcp_prompt(name: str) -> Handler:
+    async def run(app: InteractiveApp, arg: str) -> None:
+        from aiagent.ui.tui.mcp_prompts import run_prompt
+
+        await run_prompt(app, name, arg)
 
     return run
 
