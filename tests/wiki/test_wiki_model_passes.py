@@ -208,3 +208,58 @@ def test_incremental_only_the_changed_module_is_reanalysed(run_cli: Any, repo: P
         before = len(fake.requests)
         assert run_wiki(run_cli, fake, repo, "--depth", "quick", "--full").returncode == 0
         assert len(fake.requests) - before == 4
+
+
+def test_model_diagrams_render_and_the_site_builds_strict(run_cli: Any, repo: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    from mermaid_render import MERMAID_JS, chromium, render_all
+    from test_wiki_cli import MKDOCS
+
+    hostile = 'flowchart TD\n  a["say #quot;hi#quot; ; end"] --> b(subgraph)\n  b --> c{"x|y"}'
+    def answers(kind: str, mid: str, prompt: str) -> Any:
+        value = good_answer(kind, mid)
+        if kind == "deep":
+            value["diagram"] = SEQ + "\n  loop every <b>item</b>\n    M->>P: a:b#c\n  end"
+        if kind == "synthesis":
+            value["data_flow_diagram"] = hostile
+        return value
+
+    out = tmp_path / "site"
+    with FakeLLM(responder=responder(answers)) as fake:
+        proc = run_wiki(run_cli, fake, repo, "--depth", "deep", "--format", "mkdocs", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "0 invalid diagrams dropped" in proc.stderr
+    built = subprocess.run([str(MKDOCS), "build", "--strict", "-q", "-d", str(tmp_path / "html")],
+                           cwd=out, capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    html = "".join(p.read_text() for p in (tmp_path / "html").rglob("*.html"))
+    assert "<script>alert(1)" not in html and 'href="javascript:' not in html and "<b>item" not in html
+    if chromium() is None or not MERMAID_JS.is_file():
+        pytest.skip("needs chromium and Mermaid (npm ci --prefix tests/wiki/mermaid, run by .ci/run)")
+    blocks = mermaid_blocks(wiki_pages(out / "docs"))
+    assert any("sequenceDiagram" in b for b in blocks) and len(blocks) > 5
+    assert [r for r in render_all(blocks) if r != "ok"] == []
+
+
+def test_briefings_stay_bounded_on_a_large_project() -> None:
+    from aiagent.wiki.assemble import Context
+    from aiagent.wiki.briefing import config, deep_briefing, module_briefing, synthesis_briefing
+    from aiagent.wiki.cluster import cluster
+    from aiagent.wiki.model import build_model
+    from aiagent.wiki.pages import Links
+    from aiagent.wiki.scan import scan
+    from aiagent.wiki.steering import Steering
+
+    src = Path(__file__).resolve().parents[2] / "src" / "aiagent"
+    model = build_model(scan(src, Steering()))
+    assert model.total_lines > 40_000  # big enough to overflow a context if sent whole
+    ctx = Context(model, cluster(model), Links(src, src / "docs"), Steering())
+    bound = int(config()["briefing"]["max_chars"])
+    long_summary = "word " * 5000
+    summaries = {m.id: long_summary for m in ctx.modules}
+    sizes = [len(module_briefing(ctx, m, summaries)) for m in ctx.modules]
+    sizes += [len(synthesis_briefing(ctx, summaries))]
+    sizes += [len(deep_briefing(ctx, m, long_summary)) for m in ctx.modules[:5]]
+    assert max(sizes) <= bound
+    assert max(sizes) > bound // 2  # the bound is what cuts, not a small project
