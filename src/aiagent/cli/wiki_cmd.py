@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from aiagent.cli.errors import EXIT_USAGE
+from aiagent.cli.wiki_model import ModelRequest, model_options
 
 
 @click.command()
@@ -19,7 +20,9 @@ from aiagent.cli.errors import EXIT_USAGE
               help="Diagram format.")
 @click.option("--full", is_flag=True, help="Regenerate everything (ignore the manifest).")
 @click.option("--no-security", is_flag=True, help="Leave out the security chapter (no audit).")
-def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, full: bool, no_security: bool) -> int:
+@model_options
+def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, full: bool, no_security: bool,
+         model: ModelRequest) -> int:
     """Generate a wiki of the project at PATH: modules, APIs, diagrams, tests, security."""
     from aiagent.wiki.errors import WikiError
     from aiagent.wiki.pipeline import WikiRequest, generate
@@ -31,11 +34,19 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, full: bool, n
         problem = "not a folder" if path.exists() else "no such folder"
         click.echo(f"aiagent: error: {path}: {problem}", err=True)
         return EXIT_USAGE
-    req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
-                      diagrams, not no_security)
+    from aiagent.cli.wiki_model import make_analyst
+    from aiagent.config.settings import ConfigError
+    from aiagent.contracts.providers import ProviderError
+
     try:
+        analyst = make_analyst(model, path, say)
+        req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
+                          diagrams, not no_security, analyst)
         generate(req, say)
-    except WikiError as exc:
+    except (WikiError, ConfigError) as exc:
         click.echo(f"aiagent: error: {exc}", err=True)
-        return EXIT_USAGE
+        return int(getattr(exc, "exit_code", EXIT_USAGE))
+    except ProviderError as exc:
+        click.echo(f"aiagent: error: model: {exc} (no wiki was written)", err=True)
+        return exc.exit_code
     return 0

@@ -57,8 +57,12 @@ class FakeLLM:
     def __init__(
         self, script: Iterable[Turn] = (), *, host: str = "127.0.0.1", port: int = 0,
         context_size: int | None = None,
+        responder: Callable[[dict[str, Any]], Turn | None] | None = None,
     ) -> None:
         self.script: list[Turn] = list(script)
+        #: when set, asked first with each chat request's JSON body: a Turn answers it,
+        #: None falls back to the script (answers that depend on the request, in any order)
+        self.responder = responder
         #: when set, the server tells its context size as llama.cpp (``GET /props``) and
         #: Ollama (``POST /api/show``) do
         self.context_size = context_size
@@ -100,10 +104,13 @@ class FakeLLM:
         with self._lock:
             self.script.extend(turns)
 
-    def next_turn(self) -> tuple[Turn, int]:
+    def next_turn(self, request: dict[str, Any] | None = None) -> tuple[Turn, int]:
         """The turn for the next request and its serial number (from 1)."""
+        chosen = self.responder(request) if self.responder is not None and request is not None else None
         with self._lock:
             self._serial += 1
+            if chosen is not None:
+                return chosen, self._serial
             if self._next >= len(self.script):
                 return EXHAUSTED, self._serial
             self._next += 1
@@ -190,7 +197,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif not isinstance(body, dict):
             self._send_json(400, route[2](400, "request body is not a JSON object"))
         else:
-            turn, serial = self.server.fake.next_turn()
+            turn, serial = self.server.fake.next_turn(body)
             _Answer(self, route, turn, body, serial).send()
 
     def _read_json(self) -> object:

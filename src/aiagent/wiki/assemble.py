@@ -26,6 +26,8 @@ class Context:
     audit_error: str = ""
     diagram_format: str = "mermaid"
     summaries: dict[str, str] = field(default_factory=dict)  # module id -> summary (model passes)
+    sections: dict[str, list[str]] = field(default_factory=dict)  # page path -> Markdown added at its end
+    extra_pages: list[Page] = field(default_factory=list)  # pages only the model passes write
 
     def module_of(self) -> dict[str, Module]:
         return {rel: m for m in self.modules for rel in m.files}
@@ -37,7 +39,12 @@ def assemble(ctx: Context) -> list[Page]:
     pages = [overview(ctx), architecture(ctx), dependencies(ctx), modules_index(ctx)]
     pages += [module_page(ctx, m) for m in ctx.modules]
     pages += code_structure(ctx) + testing(ctx) + security(ctx) + [glossary(ctx)]
-    return pages
+    return [with_sections(ctx, p) for p in pages + ctx.extra_pages]
+
+
+def with_sections(ctx: Context, page: Page) -> Page:
+    added = ctx.sections.get(page.path)
+    return Page(page.path, page.title, page.body + "\n" + "\n\n".join(added) + "\n") if added else page
 
 
 def title(ctx: Context) -> str:

@@ -39,11 +39,13 @@ def module_hashes(model: CodeModel, modules: list[Module]) -> dict[str, dict[str
     return out
 
 
-def manifest_text(hashes: dict[str, dict[str, str]], fmt: str) -> str:
+def manifest_text(hashes: dict[str, dict[str, str]], fmt: str, prompts: str = PROMPTS_VERSION,
+                  extra: dict[str, object] | None = None) -> str:
+    """``prompts``: the model passes' prompts version; ``extra``: their stored answers and report."""
     from aiagent import __version__
 
-    data = {"version": VERSION, "generator": __version__, "prompts": PROMPTS_VERSION, "format": fmt,
-            "modules": hashes}
+    data = {"version": VERSION, "generator": __version__, "prompts": prompts, "format": fmt,
+            "modules": hashes, **(extra or {})}
     return json.dumps(data, indent=1, sort_keys=True) + "\n"
 
 
@@ -57,13 +59,13 @@ def load_previous(output: Path) -> dict[str, object] | None:
 
 
 def plan(previous: dict[str, object] | None, hashes: dict[str, dict[str, str]], modules: list[Module],
-         fmt: str, full: bool) -> Plan:
+         fmt: str, full: bool, prompts: str = PROMPTS_VERSION) -> Plan:
     ids = tuple(m.id for m in modules)
     if full:
         return Plan(ids, (), "--full")
     if previous is None:
         return Plan(ids, (), "first run")
-    if previous.get("prompts") != PROMPTS_VERSION or previous.get("format") != fmt:
+    if previous.get("prompts") != prompts or previous.get("format") != fmt:
         return Plan(ids, (), "prompts or format changed")
     old = previous.get("modules")
     old = old if isinstance(old, dict) else {}

@@ -6,9 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiagent.wiki.errors import WikiError
 from aiagent.wiki.manifest import Plan
+
+if TYPE_CHECKING:
+    from aiagent.wiki.passes import Analyst
 
 Say = Callable[[str], None]
 
@@ -21,6 +25,7 @@ class WikiRequest:
     full: bool = False
     diagram_format: str = "mermaid"
     security: bool = True
+    analyst: Analyst | None = None  # the model passes; None: the static wiki
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,16 +57,23 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
     modules = cluster(model)
     say(f"cluster: {len(modules)} modules")
     hashes = module_hashes(model, modules)
-    todo = plan(load_previous(output), hashes, modules, req.fmt, req.full)
+    from aiagent.wiki.withmodel import model_stage, prompts_for
+
+    previous = load_previous(output)
+    todo = plan(previous, hashes, modules, req.fmt, req.full, prompts_for(req.analyst))
     say(_plan_line(todo))
     ctx = Context(model, modules, Links(root, pages_dir(output, req.fmt)), steering,
                   diagram_format=req.diagram_format)
     if req.security:
         ctx.audit, ctx.audit_error = _audit(root, output)
         say("security: " + (f"{len(ctx.audit.findings)} findings" if ctx.audit else f"skipped ({ctx.audit_error})"))
+    extra, lines = model_stage(ctx, req.analyst, todo, previous, say) if req.analyst else ({}, [])
     pages = assemble(ctx)
-    write_wiki(pages, output, req.fmt, title(ctx), {MANIFEST: manifest_text(hashes, req.fmt)})
+    write_wiki(pages, output, req.fmt, title(ctx),
+               {MANIFEST: manifest_text(hashes, req.fmt, prompts_for(req.analyst), extra)})
     say(f"wrote {len(pages)} pages to {output}")
+    for line in lines:
+        say(line)
     return WikiSummary(len(pages), len(modules), todo.changed, len(model.files), model.total_lines)
 
 
