@@ -158,6 +158,7 @@ def test_undo_restores_the_file(tmux: Tmux, ui_env: dict[str, str], project: Pat
         tmux.send("y")
         tmux.wait_for("Changed the value.")
         assert (project / "app.py").read_text() == "VALUE = 2\n"
+        tmux.wait_idle()  # the turn has ended (on a loaded machine the text shows first)
         ask(tmux, "/undo")
         tmux.wait_for("restored 1 file(s) changed by turn 1")
     assert (project / "app.py").read_text() == "VALUE = 1\n"
