@@ -13,8 +13,9 @@ from aiagent.cli.errors import EXIT_USAGE
 @click.argument("path", required=False, default=".", type=click.Path(path_type=Path))
 @click.option("--output", "-o", "output", type=click.Path(path_type=Path), default=None,
               help="Folder to write the wiki to (default: PATH/docs/wiki).")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "mkdocs"]), default="markdown",
-              show_default=True, help="Plain Markdown pages, or an MkDocs project.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "mkdocs", "hugo", "docusaurus"]),
+              default="markdown", show_default=True,
+              help="Plain Markdown pages, or an MkDocs, Hugo or Docusaurus project.")
 @click.option("--diagrams", type=click.Choice(["mermaid", "dot"]), default="mermaid", show_default=True,
               help="Diagram format.")
 @click.option("--full", is_flag=True, help="Regenerate everything (ignore the manifest).")
