@@ -22,21 +22,28 @@ from aiagent.cli.errors import EXIT_USAGE
 @click.option("--no-security", is_flag=True, help="Leave out the security chapter (no audit).")
 def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, full: bool, no_security: bool) -> int:
     """Generate a wiki of the project at PATH: modules, APIs, diagrams, tests, security."""
+    import os
+
     from aiagent.wiki.errors import WikiError
     from aiagent.wiki.pipeline import WikiRequest, generate
+    from aiagent.wiki.progress import Progress, wants_live
 
-    def say(line: str) -> None:
-        click.echo(f"wiki: {line}", err=True)
-
+    stderr = click.get_text_stream("stderr")
+    say = Progress(stderr, wants_live(stderr, os.environ))
     if not path.is_dir():
         problem = "not a folder" if path.exists() else "no such folder"
         click.echo(f"aiagent: error: {path}: {problem}", err=True)
         return EXIT_USAGE
     req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
                       diagrams, not no_security)
+    error = ""
     try:
         generate(req, say)
     except WikiError as exc:
-        click.echo(f"aiagent: error: {exc}", err=True)
+        error = str(exc)
+    finally:
+        say.close()  # the live status line goes before any error line
+    if error:
+        click.echo(f"aiagent: error: {error}", err=True)
         return EXIT_USAGE
     return 0
