@@ -6,9 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiagent.wiki.errors import WikiError
 from aiagent.wiki.manifest import Plan
+
+if TYPE_CHECKING:
+    from aiagent.wiki.skillpages import SkillWiki
+    from aiagent.wiki.testrun import TestOptions
 
 Say = Callable[[str], None]
 
@@ -21,6 +26,8 @@ class WikiRequest:
     full: bool = False
     diagram_format: str = "mermaid"
     security: bool = True
+    tests: TestOptions | None = None  # --test-report: run the project's tests
+    skills: tuple[SkillWiki, ...] = ()  # the wiki contributions of the active skills
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +42,7 @@ class WikiSummary:
 def generate(req: WikiRequest, say: Say) -> WikiSummary:
     from aiagent.wiki.assemble import Context, assemble, title
     from aiagent.wiki.cluster import cluster
+    from aiagent.wiki.extras import extra_pages
     from aiagent.wiki.manifest import MANIFEST, load_previous, manifest_text, module_hashes, plan
     from aiagent.wiki.model import build_model
     from aiagent.wiki.pages import Links
@@ -60,6 +68,7 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
         ctx.audit, ctx.audit_error = _audit(root, output)
         say("security: " + (f"{len(ctx.audit.findings)} findings" if ctx.audit else f"skipped ({ctx.audit_error})"))
     pages = assemble(ctx)
+    pages += extra_pages(req, ctx, say)
     write_wiki(pages, output, req.fmt, title(ctx), {MANIFEST: manifest_text(hashes, req.fmt)})
     say(f"wrote {len(pages)} pages to {output}")
     return WikiSummary(len(pages), len(modules), todo.changed, len(model.files), model.total_lines)
