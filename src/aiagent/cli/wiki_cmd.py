@@ -10,6 +10,8 @@ import click
 from aiagent.cli.errors import EXIT_USAGE
 
 if TYPE_CHECKING:
+    from aiagent.config.settings import Settings
+    from aiagent.wiki.skillpages import SkillWiki
     from aiagent.wiki.testrun import TestOptions
 
 
@@ -30,8 +32,11 @@ if TYPE_CHECKING:
 @click.option("--test-timeout", type=click.FloatRange(min=1), default=600, show_default=True,
               metavar="SECONDS", help="Stop the test run after this long.")
 @click.option("--trust", is_flag=True, help="Trust this folder for this run (its tests may run).")
+@click.option("--skills", "skills", multiple=True, metavar="NAME[,NAME]",
+              help="Skills whose wiki sections to add under skill-contributed/ (besides those "
+                   "the project's files trigger).")
 def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, full: bool, no_security: bool,
-         test_report: bool, test_timeout: float, trust: bool) -> int:
+         test_report: bool, test_timeout: float, trust: bool, skills: tuple[str, ...]) -> int:
     """Generate a wiki of the project at PATH: modules, APIs, diagrams, tests, security."""
     import os
 
@@ -47,9 +52,11 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, full: bool, n
         return EXIT_USAGE
     error = ""
     try:
-        tests = _test_options(path, test_timeout, trust or _root_trust()) if test_report else None
+        settings = _settings(path, trust or _root_trust())
+        tests = _test_options(settings, path, test_timeout) if test_report else None
         req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
-                          diagrams, not no_security, tests=tests)
+                          diagrams, not no_security, tests=tests,
+                          skills=_skills(settings, path, skills))
         generate(req, say)
     except WikiError as exc:
         error = str(exc)
@@ -67,17 +74,29 @@ def _root_trust() -> bool:
     return bool(root.params.get("trust"))
 
 
-def _test_options(path: Path, timeout: float, trust: bool) -> TestOptions:
-    """The options of a test run, or a WikiError when the folder is not trusted."""
+def _settings(path: Path, trust: bool) -> Settings:
     from aiagent.config.settings import ConfigError, Settings
     from aiagent.wiki.errors import WikiError
-    from aiagent.wiki.testrun import TestOptions
 
     flags = {"security": {"trust_workspace": True}} if trust else None
     try:
-        settings = Settings.load(path.resolve(), flags)
+        return Settings.load(path.resolve(), flags)
     except ConfigError as exc:
         raise WikiError(str(exc)) from None
+
+
+def _skills(settings: Settings, path: Path, names: tuple[str, ...]) -> tuple[SkillWiki, ...]:
+    from aiagent.wiki.skillpages import active_skill_wikis
+
+    requested = tuple(n.strip() for item in names for n in item.split(",") if n.strip())
+    return tuple(active_skill_wikis(settings, path.resolve(), requested))
+
+
+def _test_options(settings: Settings, path: Path, timeout: float) -> TestOptions:
+    """The options of a test run, or a WikiError when the folder is not trusted."""
+    from aiagent.wiki.errors import WikiError
+    from aiagent.wiki.testrun import TestOptions
+
     if settings.trust is None or not settings.trust.trusted:
         raise WikiError(f"{path.resolve()}: --test-report runs the project's own code, and this folder "
                         "is not trusted (trust it with `aiagent trust`, or add --trust for this run)")

@@ -53,7 +53,7 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
     root, output = req.root.resolve(), req.output.resolve()
     check_output(output)
     steering = load_steering(root)
-    scanned = scan(root, steering, skip=(output,))
+    scanned = scan(root, steering, skip=(output,), classifiers=_skill_classifiers(req))
     say(f"scan: {len(scanned.files)} files ({len(scanned.of_kind('source'))} source)")
     model = build_model(scanned)
     say(f"model: {model.total_lines} lines, {len(model.symbols())} symbols, {len(model.calls)} call edges")
@@ -72,6 +72,12 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
     write_wiki(pages, output, req.fmt, title(ctx), {MANIFEST: manifest_text(hashes, req.fmt)})
     say(f"wrote {len(pages)} pages to {output}")
     return WikiSummary(len(pages), len(modules), todo.changed, len(model.files), model.total_lines)
+
+
+def _skill_classifiers(req: WikiRequest) -> list[tuple[object, str]]:
+    from aiagent.wiki.skillpages import classifiers
+
+    return classifiers(req.skills) if req.skills else []
 
 
 def _plan_line(todo: Plan) -> str:
