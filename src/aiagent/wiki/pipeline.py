@@ -13,6 +13,8 @@ from aiagent.wiki.manifest import Plan
 
 if TYPE_CHECKING:
     from aiagent.wiki.passes import Analyst
+    from aiagent.wiki.skillpages import SkillWiki
+    from aiagent.wiki.testrun import TestOptions
 
 Say = Callable[[str], None]
 
@@ -26,6 +28,8 @@ class WikiRequest:
     diagram_format: str = "mermaid"
     security: bool = True
     analyst: Analyst | None = None  # the model passes; None: the static wiki
+    tests: TestOptions | None = None  # --test-report: run the project's tests
+    skills: tuple[SkillWiki, ...] = ()  # the wiki contributions of the active skills
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,7 @@ class WikiSummary:
 def generate(req: WikiRequest, say: Say) -> WikiSummary:
     from aiagent.wiki.assemble import Context, assemble, title
     from aiagent.wiki.cluster import cluster
+    from aiagent.wiki.extras import extra_pages
     from aiagent.wiki.manifest import MANIFEST, load_previous, manifest_text, module_hashes, plan
     from aiagent.wiki.model import build_model
     from aiagent.wiki.pages import Links
@@ -50,7 +55,7 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
     root, output = req.root.resolve(), req.output.resolve()
     check_output(output)
     steering = load_steering(root)
-    scanned = scan(root, steering, skip=(output,))
+    scanned = scan(root, steering, skip=(output,), classifiers=_skill_classifiers(req))
     say(f"scan: {len(scanned.files)} files ({len(scanned.of_kind('source'))} source)")
     model = build_model(scanned)
     say(f"model: {model.total_lines} lines, {len(model.symbols())} symbols, {len(model.calls)} call edges")
@@ -69,12 +74,19 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
         say("security: " + (f"{len(ctx.audit.findings)} findings" if ctx.audit else f"skipped ({ctx.audit_error})"))
     extra, lines = model_stage(ctx, req.analyst, todo, previous, say) if req.analyst else ({}, [])
     pages = assemble(ctx)
+    pages += extra_pages(req, ctx, say)
     write_wiki(pages, output, req.fmt, title(ctx),
                {MANIFEST: manifest_text(hashes, req.fmt, prompts_for(req.analyst), extra)})
     say(f"wrote {len(pages)} pages to {output}")
     for line in lines:
         say(line)
     return WikiSummary(len(pages), len(modules), todo.changed, len(model.files), model.total_lines)
+
+
+def _skill_classifiers(req: WikiRequest) -> list[tuple[object, str]]:
+    from aiagent.wiki.skillpages import classifiers
+
+    return classifiers(req.skills) if req.skills else []
 
 
 def _plan_line(todo: Plan) -> str:

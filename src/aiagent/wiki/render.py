@@ -1,8 +1,10 @@
-"""Stage 6: write the pages as plain Markdown or as an MkDocs project, atomically.
+"""Stage 6: write the pages as plain Markdown, or as an MkDocs, Hugo or Docusaurus project
+(see :mod:`aiagent.wiki.sites`), atomically.
 
 The wiki is built in a temporary folder beside ``output`` and swapped in only when complete,
 so a failed run leaves the previous wiki as it was. MkDocs output is ``mkdocs.yml`` plus the
-pages under ``docs/`` (MkDocs refuses a docs folder that holds its own config file).
+pages under ``docs/`` (MkDocs refuses a docs folder that holds its own config file); Hugo's
+pages go under ``content/``, Docusaurus's under ``docs/``.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ from pathlib import Path
 from aiagent.wiki.errors import WikiError
 from aiagent.wiki.pages import Page
 
-FORMATS = ("markdown", "mkdocs")
+FORMATS = ("markdown", "mkdocs", "hugo", "docusaurus")
+PAGES_DIRS = {"mkdocs": "docs", "hugo": "content", "docusaurus": "docs"}
 SECTIONS = [("Architecture", "architecture/"), ("Modules", "modules/"), ("Code structure", "code-structure/"),
-            ("Testing", "testing/"), ("Security", "security/")]
+            ("Testing", "testing/"), ("Security", "security/"), ("Skill pages", "skill-contributed/")]
 
 
 def pages_dir(output: Path, fmt: str) -> Path:
-    return output / "docs" if fmt == "mkdocs" else output
+    sub = PAGES_DIRS.get(fmt)
+    return output / sub if sub else output
 
 
 def check_output(output: Path) -> None:
@@ -36,7 +40,10 @@ def check_output(output: Path) -> None:
 def write_wiki(pages: list[Page], output: Path, fmt: str, title: str,
                extra: dict[str, str] | None = None) -> None:
     """``extra``: files beside the pages (relative to ``output``), such as the manifest."""
+    if fmt not in FORMATS:
+        raise WikiError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     check_output(output)
+    pages, site = site_files(pages, fmt, title)
     output.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.new-", dir=output.parent))
     try:
@@ -45,14 +52,26 @@ def write_wiki(pages: list[Page], output: Path, fmt: str, title: str,
             file = target / page.path
             file.parent.mkdir(parents=True, exist_ok=True)
             file.write_text(page.body, encoding="utf-8")
-        for name, text in (extra or {}).items():
+        for name, text in {**site, **(extra or {})}.items():
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
             (staging / name).write_text(text, encoding="utf-8")
-        if fmt == "mkdocs":
-            (staging / "mkdocs.yml").write_text(mkdocs_yaml(pages, title), encoding="utf-8")
         _swap(staging, output)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def site_files(pages: list[Page], fmt: str, title: str) -> tuple[list[Page], dict[str, str]]:
+    """The pages as ``fmt`` wants them, and the site's own files (relative to the output)."""
+    from aiagent.wiki import sites
+
+    if fmt == "mkdocs":
+        return pages, {"mkdocs.yml": mkdocs_yaml(pages, title)}
+    if fmt == "hugo":
+        return sites.hugo_pages(pages), sites.hugo_files(title)
+    if fmt == "docusaurus":
+        return sites.docusaurus_pages(pages), sites.docusaurus_files(pages, title)
+    return pages, {}
 
 
 def _swap(staging: Path, output: Path) -> None:

@@ -44,8 +44,10 @@ def file_kinds() -> dict[str, Any]:
     return tomllib.loads(data.decode())
 
 
-def scan(root: Path, steering: Steering, skip: tuple[Path, ...] = ()) -> Scan:
-    """The project's files under ``root``; ``skip`` are folders left out (the output)."""
+def scan(root: Path, steering: Steering, skip: tuple[Path, ...] = (),
+         classifiers: list[tuple[Any, str]] | None = None) -> Scan:
+    """The project's files under ``root``; ``skip`` are folders left out (the output);
+    ``classifiers`` are (gitignore-style spec, kind) pairs from skills, tried first."""
     import pathspec
 
     from aiagent.tools.walk import walk_files
@@ -65,7 +67,7 @@ def scan(root: Path, steering: Steering, skip: tuple[Path, ...] = ()) -> Scan:
             continue
         if not _regular(path):
             continue  # a named pipe or device would block the read: never opened
-        files.append(_classify(path, rel, tests))
+        files.append(_classify(path, rel, tests, classifiers or []))
     if not any(f.kind == "source" for f in files):
         raise WikiError(f"{root}: not a code folder (no source file in a language the wiki parses)")
     return Scan(root, tuple(files))
@@ -80,7 +82,7 @@ def _regular(path: Path) -> bool:
         return True  # reported as unreadable by _classify
 
 
-def _classify(path: Path, rel: str, tests: Any) -> ScannedFile:
+def _classify(path: Path, rel: str, tests: Any, extra: list[tuple[Any, str]]) -> ScannedFile:
     from aiagent.syntax.languages import classify
     from aiagent.syntax.treesitter import GRAMMARS, available
 
@@ -100,5 +102,8 @@ def _classify(path: Path, rel: str, tests: Any) -> ScannedFile:
         kind = "config"
     else:
         kind = "other"
-    is_test = kind == "source" and bool(tests.match_file(rel))
+    chosen = next((k for spec, k in extra if spec.match_file(rel)), "")
+    is_test = kind == "source" and (chosen == "test" or bool(tests.match_file(rel)))
+    if chosen and chosen != "test" and kind != "source":
+        kind = chosen  # a skill may name build/config/doc files; source stays source
     return ScannedFile(rel, path, kind, language, is_test, size)
