@@ -19,7 +19,7 @@ ANSI = re.compile(r"\x1b\[")
 
 def test_plain_log_lines_in_ci(run_cli, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "demo")
-    proc = run_cli("wiki", str(repo), "--no-security", env={"CI": "true"})
+    proc = run_cli("wiki", str(repo), "--no-security", "--no-model", env={"CI": "true"})
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     assert not ANSI.search(proc.stderr) and "\r" not in proc.stderr
