@@ -55,6 +55,11 @@ class Scheduler:
         self._loop: asyncio.Task[None] | None = None
 
     def start(self) -> None:
+        """Settle what happened while no server ran (at once, before the API answers),
+        then look for due jobs every ``tick`` seconds."""
+        mine = [j.id for j in self.store.list(self.workspace)]
+        self.store.fail_interrupted(mine, "the server stopped during this run")
+        self.catch_up()
         self._loop = asyncio.ensure_future(self._forever())
 
     async def close(self) -> None:
@@ -66,9 +71,6 @@ class Scheduler:
                 await task
 
     async def _forever(self) -> None:
-        mine = [j.id for j in self.store.list(self.workspace)]
-        self.store.fail_interrupted(mine, "the server stopped during this run")
-        self.catch_up()
         while True:
             await asyncio.sleep(self.tick)
             try:
