@@ -123,6 +123,54 @@ def test_edit_approval_shows_the_diff_and_deny_keeps_the_file(page: Any, served:
     assert page.locator("#messages script").count() == 0
 
 
+def test_code_is_highlighted_with_text_nodes_and_cost_shown(page: Any, served: Served) -> None:
+    code = "def f():\n    return '<img src=x onerror=alert(1)>'  # note 42\n"
+    served.fake.push(Turn(text=f"Here:\n\n```python\n{code}```\n\n<shell>echo \"hi\" # c</shell>"))
+    page.fill("#input", "show code")
+    page.press("#input", "Enter")
+    block = page.locator(".msg.assistant pre code.lang-python").last
+    block.wait_for()
+    page.locator("#send").wait_for(state="visible")
+    assert block.text_content() == code.rstrip("\n")  # the text is unchanged
+    assert block.locator("span.tok-kw").first.inner_text() == "def"
+    assert "<img src=x onerror=alert(1)>" in block.locator("span.tok-str").first.inner_text()
+    assert block.locator("span.tok-com").first.inner_text() == "# note 42"
+    assert page.locator("#messages img, #messages script").count() == 0
+    term = page.locator(".term pre code").last
+    assert term.locator("span.tok-str").first.inner_text() == '"hi"'
+    assert term.text_content() == 'echo "hi" # c'
+    usage = page.locator("#usage").inner_text()  # claude-sonnet-4-5 has a known price
+    assert "out tokens" in usage and "$" in usage
+    assert served.fake.remaining == 0
+
+
+def test_export_downloads_the_stored_session(page: Any) -> None:
+    for kind, words in (("md", "## User"), ("json", '"role": "user"')):
+        with page.expect_download() as download:
+            page.click(f"#export-{kind}")
+        path = download.value.path()
+        assert download.value.suggested_filename.endswith(f".{kind}")
+        text = Path(path).read_text()
+        assert words in text and "show code" in text
+
+
+def test_schedule_form_adds_and_removes(page: Any) -> None:
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.fill("#cron", "61 * * * *")
+    page.fill("#cron-prompt", "nightly notes")
+    page.click("#schedule-add")
+    page.wait_for_selector("#status.error:text('Bad minute')")
+    assert page.locator("#schedules li").count() == 0  # nothing written
+    for prompt in ("nightly notes", "weekly summary"):
+        page.fill("#cron", "17 3 * * *")
+        page.fill("#cron-prompt", prompt)
+        page.click("#schedule-add")
+        page.locator("#schedules li", has_text=prompt).wait_for()
+    page.locator("#schedules li", has_text="nightly notes").get_by_role("button", name="Remove").click()
+    page.locator("#schedules li", has_text="nightly notes").wait_for(state="detached")
+    assert page.locator("#schedules li").count() == 1  # one stays for the layout checks
+
+
 def test_shift_enter_is_a_new_line_and_sidebar_toggles(page: Any) -> None:
     page.fill("#input", "line one")
     page.press("#input", "Shift+Enter")

@@ -41,17 +41,33 @@ def serve(host: str, port: int, allow_remote: bool, cwd: Path | None, provider: 
         settings = Settings.load(folder, flags_layer({"provider": provider, "model": model}))
     except ConfigError as exc:
         _fail(str(exc), exc.exit_code)
-    _choose_provider(settings)
-    from aiagent.app import Application
     from aiagent.ui.web.server import ServeOptions
     from aiagent.ui.web.server import serve as run_server
 
+    def make_application() -> object:  # built on the first API call, after the URL is out
+        from aiagent.app import Application
+
+        _choose_provider(settings)
+        return Application(settings, interactive=True)
+
+    options = ServeOptions(host=host, port=port, allow_remote=allow_remote,
+                           flags={k: v for k, v in (("provider", provider), ("model", model)) if v},
+                           clock_file=os.environ.get("AIAGENT_SCHEDULER_CLOCK", ""),
+                           tick=_tick(os.environ.get("AIAGENT_SCHEDULER_TICK", "")))
     try:
-        code = run_server(Application(settings, interactive=True),
-                          ServeOptions(host=host, port=port, allow_remote=allow_remote))
+        code = run_server(make_application, options)  # type: ignore[arg-type]
     except OSError as exc:
         _fail(f"--host {host} --port {port}: cannot listen: {exc.strerror or exc}")
     raise SystemExit(code)
+
+
+def _tick(text: str) -> float:
+    """Seconds between the scheduler's looks (AIAGENT_SCHEDULER_TICK; 0: the default)."""
+    try:
+        return max(0.05, float(text)) if text.strip() else 0.0
+    except ValueError:
+        _fail(f"AIAGENT_SCHEDULER_TICK={text!r}: not a number of seconds")
+        return 0.0
 
 
 def _choose_provider(settings: object) -> None:

@@ -46,6 +46,7 @@ BUILTIN_TOOLS: dict[str, str] = {
     "git_branch": "aiagent.tools.git:GitBranchTool",
     "web_fetch": "aiagent.tools.web:WebFetchTool",
     "web_search": "aiagent.tools.web:WebSearchTool",
+    "schedule_task": "aiagent.tools.schedule:ScheduleTaskTool",
 }
 
 

@@ -13,7 +13,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent
+from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, UsageEvent
 from aiagent.ui.web.turnlog import TurnLog
 from aiagent.ui.web.wire import message_data, to_wire
 
@@ -41,6 +41,16 @@ class Live:
     @property
     def running(self) -> bool:
         return self.task is not None and not self.task.done()
+
+
+def usage_cost(model: str, total: Any) -> float | None:
+    """Dollars so far when the model's price is known (the TUI's price table), else None."""
+    from aiagent.ui.tui.pricing import cost
+
+    try:
+        return cost(model, total)
+    except Exception:  # noqa: BLE001 - a price is a nicety
+        return None
 
 
 def info_data(info: SessionInfo) -> dict[str, Any]:
@@ -144,7 +154,10 @@ class Hub:
             async for event in agent.run(text):
                 if isinstance(event, ApprovalRequestEvent):
                     live.approvals[event.id] = event
-                log.add(*to_wire(event, self.app.settings.workspace))
+                kind, data = to_wire(event, self.app.settings.workspace)
+                if isinstance(event, UsageEvent):
+                    data["cost"] = usage_cost(self.app.settings.model, event.total)
+                log.add(kind, data)
                 if isinstance(event, DoneEvent):
                     break
         except Exception as exc:  # noqa: BLE001 - the page is told; the server stays up

@@ -36,7 +36,7 @@ function renderMarkdown(text) {
     if (part.startsWith("<shell>")) {
       const body = part.replace(/^<shell>/, "").replace(/<\/shell>$/, "");
       const box = el("div", "term");
-      box.append(el("div", "term-head", "shell"), el("pre", null, body.trim()));
+      box.append(el("div", "term-head", "shell"), codeBlock(body.trim(), "sh"));
       frag.append(box);
     } else {
       renderBlocks(part, frag);
@@ -56,11 +56,7 @@ function renderBlocks(text, into) {
       i++;
       while (i < lines.length && !/^\s*```/.test(lines[i])) body.push(lines[i++]);
       i++;
-      const pre = el("pre");
-      const code = el("code", fence[1] ? "lang-" + fence[1].replace(/[^\w-]/g, "") : null,
-                      body.join("\n"));
-      pre.append(code);
-      into.append(pre);
+      into.append(codeBlock(body.join("\n"), fence[1].replace(/[^\w+#-]/g, "")));
       continue;
     }
     const heading = line.match(/^(#{1,6})\s+(.*)$/);
@@ -100,6 +96,17 @@ function renderBlocks(text, into) {
     inline(para.join("\n"), p);
     into.append(p);
   }
+}
+
+// <pre><code> with the code highlighted when its language is known (text nodes and spans)
+function codeBlock(text, lang) {
+  const code = el("code", lang ? "lang-" + lang : null);
+  const tokens = lang && window.aiagentHighlight ? window.aiagentHighlight(text, lang) : null;
+  if (tokens) code.append(tokens);
+  else code.textContent = text;
+  const pre = el("pre");
+  pre.append(code);
+  return pre;
 }
 
 function inline(text, into) {
@@ -382,7 +389,7 @@ function onEvent(type, data, id) {
     case "file-diff": fileDiff(data); break;
     case "approval-request": approvalCard(data); break;
     case "approval-answer": approvalAnswered(data.id, data.answer); break;
-    case "usage": showUsage(data.total); break;
+    case "usage": showUsage(data.total, data.cost); break;
     case "error": $("messages").append(el("div", "msg error-line", data.message)); break;
     case "gap": status("some events were too old to replay", true); break;
     case "done": paint(); state.live = null; setRunning(false);
@@ -443,10 +450,68 @@ function status(text, isError) {
   $("status").textContent = text;
   $("status").classList.toggle("error", !!isError);
 }
-function showUsage(total) {
+function showUsage(total, cost) {
   if (!total) return;
   const input = total.input_tokens + total.cache_read_tokens + total.cache_write_tokens;
-  $("usage").textContent = input + " in · " + total.output_tokens + " out tokens";
+  const dollars = typeof cost === "number" ? " · $" + cost.toFixed(cost < 0.01 ? 4 : 2) : "";
+  $("usage").textContent = input + " in · " + total.output_tokens + " out tokens" + dollars;
+}
+
+// ---- export: the stored conversation as a download (the token goes in a header) ------
+async function exportSession(format) {
+  if (!state.session) { status("Open a session to export it.", true); return; }
+  try {
+    const response = await api("GET", "/api/sessions/" + state.session + "/export?format=" + format);
+    const url = URL.createObjectURL(await response.blob());
+    const link = el("a");
+    link.href = url;
+    link.download = "aiagent-session-" + state.session + "." + format;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (e) { status(e.message, true); }
+}
+
+// ---- scheduled tasks -------------------------------------------------------------------
+async function loadSchedules() {
+  const data = await apiJson("GET", "/api/schedules");
+  const list = $("schedules");
+  list.replaceChildren();
+  for (const job of data.schedules) {
+    const li = el("li", "job");
+    const text = el("div", "job-text");
+    text.append(el("code", null, job.cron), document.createTextNode(" " + job.prompt));
+    const last = job.runs.find((r) => r.status !== "running") || job.runs[0];
+    const line = el("div", "job-status", last ? "last: " + last.status + (last.note ? " (" + last.note + ")" : "") : "not run yet");
+    if (job.missed) line.append(document.createTextNode(" · " + job.missed + " missed"));
+    text.append(line);
+    li.append(text);
+    if (last && last.session_id) {
+      const open = button("Open", "small", () => openSession(last.session_id).catch((e) => status(e.message, true)));
+      open.title = "Open the last run";
+      li.append(open);
+    }
+    const remove = button("✕", "small", () => removeSchedule(job));
+    remove.title = "Remove";
+    remove.setAttribute("aria-label", "Remove scheduled task " + job.id);
+    li.append(remove);
+    list.append(li);
+  }
+}
+async function addSchedule(event) {
+  event.preventDefault();
+  try {
+    await apiJson("POST", "/api/schedules", { cron: $("cron").value.trim(), prompt: $("cron-prompt").value });
+    $("cron-prompt").value = "";
+    status("Scheduled.");
+    await loadSchedules();
+  } catch (e) { status(e.message, true); }
+}
+async function removeSchedule(job) {
+  if (!window.confirm("Remove the scheduled task “" + job.prompt.slice(0, 60) + "”?")) return;
+  try { await apiJson("DELETE", "/api/schedules/" + job.id); await loadSchedules(); }
+  catch (e) { status(e.message, true); }
 }
 function updateEmpty() {
   $("empty").hidden = $("messages").childElementCount > 0;
@@ -479,6 +544,9 @@ async function start() {
     setSidebar(!$("app").classList.contains("sidebar-open")));
   $("clear").addEventListener("click", () => newSession().catch((e) => status(e.message, true)));
   $("stop").addEventListener("click", stop);
+  $("export-md").addEventListener("click", () => exportSession("md"));
+  $("export-json").addEventListener("click", () => exportSession("json"));
+  $("schedule-form").addEventListener("submit", addSchedule);
   $("composer").addEventListener("submit", (e) => { e.preventDefault(); send($("input").value); });
   $("input").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send($("input").value); }
@@ -496,6 +564,7 @@ async function start() {
     const info = await apiJson("GET", "/api/info");
     $("workspace").textContent = info.workspace + " · " + info.model;
     const sessions = await loadSessions();
+    await loadSchedules();
     const wanted = sessionStorage.getItem("aiagent.session");
     if (wanted && sessions.some((s) => s.id === wanted)) await openSession(wanted);
     else if (sessions.length) await openSession(sessions[0].id);
