@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("aiagent.cli.mcp_cmd:mcp", "List, add, remove and try MCP servers."),
     "wiki": ("aiagent.cli.wiki_cmd:wiki", "Generate a documentation wiki of a project (no key needed)."),
     "serve": ("aiagent.cli.serve_cmd:serve", "Serve a local web chat (prints its URL with a token)."),
+    "acp": ("aiagent.cli.acp_cmd:acp", "Serve an editor over the Agent Client Protocol (stdio)."),
 }
 
 
