@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import stat
 import sys
 import threading
 from typing import IO, Any
@@ -131,9 +132,10 @@ async def stdin_reader() -> asyncio.StreamReader:
     """A stream of the process's stdin (a pipe, a socket, or a file read in a thread)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE)
-    try:
+    mode = os.fstat(sys.stdin.fileno()).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    except ValueError:  # a regular file or a terminal: read it in a thread
+    else:  # a file, /dev/null or a terminal: read it in a thread
         _feed_in_thread(loop, reader)
     return reader
 
