@@ -123,6 +123,15 @@ class ToolResult:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
+@runtime_checkable
+class FileAccess(Protocol):
+    """How a front-end lets tools see files as its user does: an editor's unsaved buffers
+    (``fs/read_text_file`` over ACP). The tool has resolved and checked the path first
+    (workspace scope, protected paths); ``None`` means: read the disk."""
+
+    async def read_text(self, path: Path) -> str | None: ...
+
+
 @dataclass(slots=True)
 class ToolContext:
     """What a running tool may use.
@@ -135,6 +144,7 @@ class ToolContext:
     runs without a person approving it (read-only mode, a saved or configured rule,
     full-auto): a command it starts must run in the sandbox where one is available.
     ``notes`` are lines a tool adds for the model (for example that no sandbox was used).
+    ``files``: the front-end's view of files (see :class:`FileAccess`), or None for the disk.
     """
 
     workspace: Path
@@ -146,6 +156,7 @@ class ToolContext:
     allow_outside_workspace: bool = False
     sandbox_required: bool = False
     notes: list[str] = field(default_factory=list)
+    files: FileAccess | None = None
 
 
 @runtime_checkable

@@ -54,7 +54,15 @@ from aiagent.contracts.providers import (
     ToolUse,
     UsageReport,
 )
-from aiagent.contracts.tools import Tool, ToolContext, ToolEffect, ToolError, ToolResult, effect_of
+from aiagent.contracts.tools import (
+    FileAccess,
+    Tool,
+    ToolContext,
+    ToolEffect,
+    ToolError,
+    ToolResult,
+    effect_of,
+)
 from aiagent.core.context import ContextPolicy, PassThrough
 from aiagent.core.conversation import Conversation
 from aiagent.core.protocols import ToolProtocol, make_protocol
@@ -134,6 +142,7 @@ class Agent:
         self.usage = Usage()
         self._retired: list[Provider] = []  # replaced providers, closed with the agent
         self.tool_state: dict[str, Any] = {}
+        self.files: FileAccess | None = None  # the front-end's view of files (editor buffers)
         self._cancel = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
         self._started = False
@@ -184,6 +193,10 @@ class Agent:
         self.context = session.context
         self.usage = Usage()
         session.attach(self)
+
+    def use_files(self, files: FileAccess | None) -> None:
+        """Let tools read files through the front-end (an editor's unsaved buffers)."""
+        self.files = files
 
     def add_hooks(self, hooks: Hooks, *, first: bool = False) -> None:
         """Add hooks after (or, ``first``, before) those already there."""
@@ -398,6 +411,7 @@ class Agent:
             allow_outside_workspace=self.config.allow_outside_workspace,
             # allowed without a person approving this call: commands run sandboxed
             sandbox_required=decision.verdict == "allow" and decision.sandbox,
+            files=self.files,
         )
         return await self._guard(tool.run(call.args, ctx), f"tool {call.name}")
 

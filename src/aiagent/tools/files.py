@@ -8,6 +8,7 @@ folder swapped for a symlink between the check and the write is refused, not fol
 
 from __future__ import annotations
 
+import io
 import os
 from collections import deque
 from dataclasses import dataclass
@@ -58,10 +59,10 @@ def _split_line(raw: bytes) -> bytes:
 # -- read_file ---------------------------------------------------------------------------
 
 
-def read_slice(path: Path, offset: int, limit: int) -> list[str]:
+def read_slice(path: Path, offset: int, limit: int, text: str | None = None) -> list[str]:
     collected: list[str] = []
     seen = 0
-    with _open(path) as handle:
+    with _open(path, text) as handle:
         for raw in handle:
             seen += 1
             if seen < offset:
@@ -74,7 +75,10 @@ def read_slice(path: Path, offset: int, limit: int) -> list[str]:
     return collected
 
 
-def _open(path: Path) -> Any:
+def _open(path: Path, text: str | None = None) -> Any:
+    """The file's lines as bytes: from disk, or from ``text`` (an editor's buffer)."""
+    if text is not None:
+        return io.BytesIO(text.encode("utf-8", "surrogatepass"))
     try:
         handle = path.open("rb")
         head = handle.read(textio.BINARY_SNIFF_BYTES)
@@ -130,9 +134,9 @@ def _measure_indent(line: str) -> int:
     return width
 
 
-def _collect_lines(path: Path) -> list[LineRecord]:
+def _collect_lines(path: Path, text: str | None = None) -> list[LineRecord]:
     records = []
-    with _open(path) as handle:
+    with _open(path, text) as handle:
         for number, raw in enumerate(handle, start=1):
             body = _split_line(raw)
             text = body.decode("utf-8", "replace")
@@ -149,14 +153,15 @@ def _effective_indents(records: list[LineRecord]) -> list[int]:
     return out
 
 
-def read_block(path: Path, offset: int, limit: int, opts: IndentOptions) -> list[str]:
+def read_block(path: Path, offset: int, limit: int, opts: IndentOptions,
+               text: str | None = None) -> list[str]:
     anchor = opts.anchor_line if opts.anchor_line is not None else offset
     if anchor == 0:
         raise ToolError("anchor_line must be a 1-indexed line number")
     guard = opts.max_lines if opts.max_lines is not None else limit
     if guard == 0:
         raise ToolError("max_lines must be greater than zero")
-    records = _collect_lines(path)
+    records = _collect_lines(path, text)
     if not records or anchor > len(records):
         raise ToolError("anchor_line exceeds file length")
     indents = _effective_indents(records)
@@ -288,11 +293,12 @@ class ReadFileTool(BuiltinTool):
         if mode not in ("slice", "indentation"):
             raise ToolError(f"unknown mode {mode!r}: use \"slice\" or \"indentation\"")
         path = resolve_path(ctx, args["file_path"], field="file_path", reading=True)
+        text = await ctx.files.read_text(path) if ctx.files is not None else None
         if mode == "slice":
-            lines = await in_thread(read_slice, path, offset, limit)
+            lines = await in_thread(read_slice, path, offset, limit, text)
         else:
             opts = _indent_options(args.get("indentation"))
-            lines = await in_thread(read_block, path, offset, limit, opts)
+            lines = await in_thread(read_block, path, offset, limit, opts, text)
         textio.remember_read(ctx, path)
         return "\n".join(lines)
 
