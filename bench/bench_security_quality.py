@@ -1,7 +1,7 @@
 """Recall, false positives and noise of the static scan on aiagent's quality corpus.
 
 Usage: python bench/bench_security_quality.py [--json] [--tree PATH ...]
-           [--peers-bin DIR] [--semgrep-config RULES]
+           [--peers-bin DIR] [--semgrep-config RULES | --semgrep-rules DIR]
 
 The corpus (bench/corpus/, see its README) holds per rule family vulnerable code whose
 vulnerable lines end with a ``VULN`` comment, the fixed twins, and clean code. For each
@@ -10,7 +10,11 @@ family), the false-positive rate (share of fixed twin files with a finding of th
 and, for the clean set and every --tree, critical/high findings per 10k lines of non-test
 code. Peers run when installed (looked up in --peers-bin, default PATH): bandit (Python
 only) and semgrep, which needs a rule set: semgrep's registry packs (``p/python``) need the
-network, so without --semgrep-config it is reported as not run.
+network, so without --semgrep-config it is reported as not run. Offline, pass
+--semgrep-rules DIR: a local copy of the public semgrep-rules repository (e.g.
+`git archive HEAD python javascript java go php ruby | tar -x -C DIR`, kept outside this
+repository); the language folders in it are used, and the report names the folder and
+the commit (from `git rev-parse` or a COMMIT file in DIR).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 LINE_SLACK = 1
 FAMILIES = {
     "sqli": {"CWE-89"}, "cmdi": {"CWE-78", "CWE-77", "CWE-88"}, "code": {"CWE-95", "CWE-94"},
-    "path": {"CWE-22", "CWE-23", "CWE-73"}, "ssrf": {"CWE-918"}, "redirect": {"CWE-601"},
+    "path": {"CWE-22", "CWE-23", "CWE-73", "CWE-98"}, "ssrf": {"CWE-918"}, "redirect": {"CWE-601"},
     "xss": {"CWE-79", "CWE-80"}, "ssti": {"CWE-1336", "CWE-94", "CWE-79"},
     "deser": {"CWE-502"}, "nosql": {"CWE-943"}, "redos": {"CWE-1333", "CWE-400", "CWE-730"},
     "xxe": {"CWE-611", "CWE-776"}, "secret": {"CWE-798", "CWE-321", "CWE-259", "CWE-547"},
@@ -82,8 +86,9 @@ def bandit(exe: str, root: Path) -> list[Hit]:
 
 def semgrep(exe: str, root: Path, config: str) -> list[Hit]:
     env = {**os.environ, "SEMGREP_ENABLE_VERSION_CHECK": "0", "SEMGREP_SEND_METRICS": "off"}
-    proc = subprocess.run([exe, "scan", "--metrics=off", "--disable-version-check", "--config",
-                           config, "--json", "-q", "."], cwd=root, capture_output=True,
+    configs = [arg for part in config.split(",") for arg in ("--config", part)]
+    proc = subprocess.run([exe, "scan", "--metrics=off", "--disable-version-check", *configs,
+                           "--json", "-q", "--no-git-ignore", "."], cwd=root, capture_output=True,
                           text=True, env=env, check=False)
     data = json.loads(proc.stdout or "{}")
     hits = []
@@ -150,12 +155,33 @@ def tools(peers_bin: Path | None, semgrep_config: str | None, peers: bool) -> di
     return found
 
 
+RULE_LANGUAGES = ("python", "javascript", "typescript", "java", "go", "php", "ruby")
+
+
+def semgrep_rules(folder: Path) -> tuple[str, str]:
+    """(a --config value naming the folder's language rule sets, the commit they come from)."""
+    if not folder.is_dir():
+        raise SystemExit(f"bench_security_quality: error: --semgrep-rules {folder}: not a folder")
+    langs = [str(folder / lang) for lang in RULE_LANGUAGES if (folder / lang).is_dir()]
+    commit_file = folder / "COMMIT"
+    commit = commit_file.read_text().strip() if commit_file.exists() else ""
+    if not commit:
+        proc = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, check=False)
+        commit = proc.stdout.strip() or "unknown"
+    return ",".join(langs) or str(folder), commit
+
+
 def evaluate(args: argparse.Namespace) -> dict[str, object]:
     wanted = labels()
     report: dict[str, object] = {"tools": {}, "not_run": []}
+    if args.semgrep_rules is not None:
+        args.semgrep_config, commit = semgrep_rules(args.semgrep_rules)
+        report["semgrep_rules"] = {"folder": str(args.semgrep_rules), "commit": commit}
     available = tools(args.peers_bin, args.semgrep_config, not args.no_peers)
     if "semgrep" not in available:
-        report["not_run"] = ["semgrep (its registry rule packs need the network; pass --semgrep-config)"]
+        report["not_run"] = ["semgrep (its registry rule packs need the network; pass --semgrep-config"
+                             " or --semgrep-rules)"]
     for name, run in available.items():
         corpus_hits = run(CORPUS)  # type: ignore[operator]
         entry = {"families": score(corpus_hits, wanted),
@@ -197,6 +223,9 @@ def print_report(report: dict[str, object]) -> None:
         for tree, t in data[n]["trees"].items():  # type: ignore[index]
             print(f"{n}: {tree}: {t['lines']} non-test lines, {t['severe']} critical/high "
                   f"({t['per_10k']:.2f} per 10k, {t['per_10k'] * 5:.2f} per 50k)")
+    if "semgrep_rules" in report:
+        rules = report["semgrep_rules"]  # type: ignore[index]
+        print(f"semgrep rules: {rules['folder']} at commit {rules['commit']}")  # type: ignore[index]
     for note in report["not_run"]:  # type: ignore[attr-defined]
         print(f"not run: {note}")
 
@@ -207,6 +236,8 @@ def main() -> int:
     parser.add_argument("--tree", type=Path, action="append", default=[])
     parser.add_argument("--peers-bin", type=Path)
     parser.add_argument("--semgrep-config")
+    parser.add_argument("--semgrep-rules", type=Path,
+                        help="a local copy of the semgrep-rules repository (no network needed)")
     parser.add_argument("--no-peers", action="store_true")
     args = parser.parse_args()
     report = evaluate(args)

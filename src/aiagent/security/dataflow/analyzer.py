@@ -13,8 +13,21 @@ from functools import cache
 from typing import Any
 
 from aiagent.security.dataflow import value as V
-from aiagent.security.dataflow.grammar import GRAMMAR_FAMILIES, Grammar
-from aiagent.security.dataflow.names import dotted, javascript_imports, python_imports, resolve
+from aiagent.security.dataflow.grammar import (
+    GRAMMAR_FAMILIES,
+    Grammar,
+    arguments_node,
+    callee,
+    fixed_name,
+)
+from aiagent.security.dataflow.names import (
+    dotted,
+    go_imports,
+    javascript_imports,
+    no_imports,
+    python_imports,
+    resolve,
+)
 from aiagent.security.dataflow.scope import BUILDERS, MUTATORS, Scope
 from aiagent.security.dataflow.spec import Sink, TaintSpec, specs
 from aiagent.security.dataflow.value import CONSTANT, UNKNOWN, Value
@@ -57,8 +70,7 @@ class FileAnalysis:
         self.root = root
         self.spec = spec
         self.grammar: Grammar = GRAMMAR_FAMILIES[language]
-        self.aliases = (python_imports(root, language) if self.grammar.keyword_args
-                        else javascript_imports(root, language))
+        self.aliases = IMPORTS.get(_family(language), no_imports)(root, language)
         captures = _captures(language, root)
         self.functions = _function_index(captures.get("f", []), self.grammar)
         self._candidate_nodes = captures.get("c", [])
@@ -88,7 +100,10 @@ class FileAnalysis:
         """A call or assignment whose callee/target names a sink of the spec."""
         g = self.grammar
         if node.type in g.calls:
-            target, assign = node.child_by_field_name(g.calls[node.type][0]), False
+            fixed = fixed_name(node, g)
+            if fixed:
+                return bool(self.spec.sinks_for(fixed, fixed, False))
+            target, assign = callee(node, g), False
         else:
             target, assign = node.child_by_field_name("left"), True
         if target is None:
@@ -107,21 +122,26 @@ class FileAnalysis:
                        emit: bool) -> Scope:
         """Walk ``fn``; its parameters hold ``param`` (a string: each its own marked source)."""
         scope = Scope(self, env, emit)
-        for i, name in enumerate(_parameters(fn, self.grammar)):
+        for i, (name, node) in enumerate(_parameters(fn, self.grammar)):
             if isinstance(param, str):
                 scope.env[name] = V.source({f"{param}{i}"})
             else:
-                scope.env[name] = param if param is not None else self._param_value(fn, name)
+                scope.env[name] = param if param is not None else self._param_value(fn, name, node)
         body = fn.child_by_field_name("body")
         if body is not None:
-            if body.type in self.grammar.strings or body.type not in {"block", "statement_block"}:
+            g = self.grammar
+            if body.type in g.strings or body.type not in g.statement_bodies:
                 scope.returns.append(scope.eval(body))  # an arrow/lambda expression body
             scope.visit(body)
+            if g.implicit_return and body.type in g.statement_bodies and body.named_children:
+                scope.returns.append(scope.eval(body.named_children[-1]))
         return scope
 
-    def _param_value(self, fn: Any, name: str) -> Value:
+    def _param_value(self, fn: Any, name: str, node: Any) -> Value:
         if name in self.spec.route_param_skip or self.spec.route_decorators is None:
             return UNKNOWN
+        if self.grammar.annotated_params:
+            return V.source({"http"}) if self._annotated(node) else UNKNOWN
         holder = fn.parent
         if holder is None or holder.type != "decorated_definition":
             return UNKNOWN
@@ -134,27 +154,57 @@ class FileAnalysis:
                 return V.source({"http"})
         return UNKNOWN
 
+    def _annotated(self, param: Any) -> bool:
+        """A Java parameter bound from the request (`@RequestParam String q`)."""
+        assert self.spec.route_decorators is not None
+        for part in param.named_children:
+            if part.type != self.grammar.annotated_params:
+                continue
+            for ann in part.named_children:
+                ann_name = ann.child_by_field_name("name")
+                if ann_name is not None and self.spec.route_decorators.fullmatch(
+                        (ann_name.text or b"").decode("utf-8", "replace")):
+                    return True
+        return False
+
     # -- calls ------------------------------------------------------------------------
+    def call_names(self, node: Any) -> tuple[Any, str, str]:
+        """(callee node, written name, resolved name) of a call or keyword sink."""
+        fixed = fixed_name(node, self.grammar)
+        if fixed:
+            return None, fixed, fixed
+        target = callee(node, self.grammar)
+        raw, name = self.names(target) if target is not None else ("", "")
+        return target, raw, name
+
+    def call_arguments(self, node: Any) -> list[Any]:
+        if node.type in self.grammar.strings:  # backticks: the command string is the argument
+            return [node]
+        return _arguments(arguments_node(node, self.grammar))
+
     def names(self, callee: Any) -> tuple[str, str]:
         raw = dotted(callee, self.grammar)
+        if not raw and callee.type in self.grammar.members:  # `"<b>#{x}</b>".html_safe`
+            method = _member_name(callee, self.grammar)
+            return (f".{method}", f".{method}") if method else ("", "")
         return raw, resolve(raw, self.aliases)
 
     def call_value(self, scope: Scope, node: Any) -> Value:
-        callee_field, args_field = self.grammar.calls[node.type]
-        callee = node.child_by_field_name(callee_field)
-        raw, name = self.names(callee) if callee is not None else ("", "")
-        kinds = self.spec.source_kinds(raw) | self.spec.source_kinds(name) if raw else frozenset()
-        if kinds:
-            return V.source(kinds)
-        args = [scope.eval(a) for a in _arguments(node.child_by_field_name(args_field))]
+        target, raw, name = self.call_names(node)
         clears = self.spec.sanitizer(name, raw) if raw else None
-        receiver = self._receiver(scope, callee)
+        kinds = self.spec.source_kinds(raw) | self.spec.source_kinds(name) if raw else frozenset()
+        if kinds and clears is None:  # `params[:id].to_i` is a sanitizer's result, not a source
+            return V.source(kinds)
+        args = [scope.eval(a) for a in self.call_arguments(node)]
+        receiver = self._receiver(scope, target)
         if clears is not None:
             return V.join([*args, *([receiver] if receiver else [])]).clear(clears)
-        helper = self.functions.get(raw.removeprefix("self.").removeprefix("this.")) if raw else None
-        if helper is not None and (raw.count(".") == 0 or raw.split(".")[0] in {"self", "this"}):
+        head, _, rest = raw.partition(".")
+        local = rest if head in self.grammar.self_names and "." not in rest else raw
+        helper = self.functions.get(local) if raw and "." not in local else None
+        if helper is not None:
             return self._apply(helper, args)
-        method = _member_name(callee, self.grammar)
+        method = _member_name(target, self.grammar)
         if method in BUILDERS or name in BUILDERS:
             return V.build([*([receiver] if receiver else []), *args])
         if receiver is not None and not receiver.dynamic and (
@@ -173,8 +223,10 @@ class FileAnalysis:
         if obj is None:
             return None
         head = dotted(obj, self.grammar).split(".")[0]
-        if head and head in self.aliases and head not in scope.env:
-            return None  # a module's function, not a method of a value
+        if head and head not in scope.env and (head in self.aliases or (
+                self.grammar.capitalized_types and head[:1].isupper())
+                or obj.type in self.grammar.constant_names):
+            return None  # a module's or class's function, not a method of a value
         return scope.eval(obj)
 
     def _apply(self, fn: Any, args: list[Value]) -> Value:
@@ -212,15 +264,11 @@ class FileAnalysis:
 
     # -- sinks ------------------------------------------------------------------------
     def check_call(self, scope: Scope, node: Any) -> None:
-        callee_field, args_field = self.grammar.calls[node.type]
-        callee = node.child_by_field_name(callee_field)
-        if callee is None:
-            return
-        raw, name = self.names(callee)
+        target, raw, name = self.call_names(node)
         if not raw:
             return
-        args_node = node.child_by_field_name(args_field)
-        self._track_mutation(scope, callee, raw, args_node)
+        args = self.call_arguments(node)
+        self._track_mutation(scope, raw, args)
         if not scope.emit:
             return
         classes: set[str] = set()
@@ -230,18 +278,22 @@ class FileAnalysis:
             text = (node.text or b"").decode("utf-8", "replace")
             if (sink.when and not sink.when.search(text)) or (sink.unless and sink.unless.search(text)):
                 continue
-            value = self._sink_value(scope, sink, args_node)
+            value = self._sink_value(scope, sink, args, target)
             if value is not None:
                 classes.add(sink.sink_class)
                 self.hits.append(SinkHit(sink, node, value, name))
 
-    def _sink_value(self, scope: Scope, sink: Sink, args_node: Any) -> Value | None:
+    def _sink_value(self, scope: Scope, sink: Sink, args: list[Any], target: Any) -> Value | None:
         if not sink.args:
             return UNKNOWN
-        positional, keywords = _split_arguments(args_node, self.grammar)
+        positional, keywords = _split_arguments(args, self.grammar)
         chosen = []
         for spec in sink.args:
-            if spec == "*":
+            if spec == "receiver":  # Ruby `value.html_safe`
+                obj = target.child_by_field_name(self.grammar.members[target.type][0]) \
+                    if target is not None and target.type in self.grammar.members else None
+                chosen.extend([obj] if obj is not None else [])
+            elif spec == "*":
                 chosen.extend([*positional, *keywords.values()])
             elif isinstance(spec, int) and -len(positional) <= spec < len(positional):
                 chosen.append(positional[spec])
@@ -266,25 +318,24 @@ class FileAnalysis:
         if not self.spec.guards:
             return
         for call in _calls_in(condition, self.grammar):
-            callee = call.child_by_field_name(self.grammar.calls[call.type][0])
-            raw, name = self.names(callee) if callee is not None else ("", "")
+            target, raw, name = self.call_names(call)
             for guard in self.spec.guards:
                 if not (guard.matcher.fullmatch(name) or guard.matcher.fullmatch(raw)):
                     continue
-                targets = [callee.child_by_field_name(self.grammar.members[callee.type][0])] \
-                    if guard.receiver and callee.type in self.grammar.members else []
-                positional = _split_arguments(call.child_by_field_name(
-                    self.grammar.calls[call.type][1]), self.grammar)[0]
+                targets = [target.child_by_field_name(self.grammar.members[target.type][0])] \
+                    if guard.receiver and target is not None and target.type in self.grammar.members \
+                    else []
+                positional = _split_arguments(self.call_arguments(call), self.grammar)[0]
                 targets += [positional[i] for i in guard.args if i < len(positional)]
                 for target in targets:
                     key = dotted(target, self.grammar) if target is not None else ""
                     if key in scope.env:
                         scope.env[key] = scope.env[key].clear(guard.clears)
 
-    def _track_mutation(self, scope: Scope, callee: Any, raw: str, args_node: Any) -> None:
+    def _track_mutation(self, scope: Scope, raw: str, args: list[Any]) -> None:
         head, _, method = raw.rpartition(".")
         if method in MUTATORS and head and "." not in head and head in scope.env:
-            added = V.join(scope.eval(a) for a in _arguments(args_node))
+            added = V.join(scope.eval(a) for a in args)
             scope.env[head] = V.join([scope.env[head], added])
 
 
@@ -314,13 +365,14 @@ def _arguments(args_node: Any) -> list[Any]:
     return [a for a in args_node.named_children if a.type != "comment"]
 
 
-def _split_arguments(args_node: Any, g: Grammar) -> tuple[list[Any], dict[str, Any]]:
+def _split_arguments(args: list[Any], g: Grammar) -> tuple[list[Any], dict[str, Any]]:
     positional, keywords = [], {}
-    for arg in _arguments(args_node):
+    for arg in args:
         if arg.type in g.keyword_args:
-            name, val = arg.child_by_field_name("name"), arg.child_by_field_name("value")
+            name = arg.child_by_field_name("name") or arg.child_by_field_name("key")
+            val = arg.child_by_field_name("value")
             if name is not None and val is not None:
-                keywords[(name.text or b"").decode()] = val
+                keywords[(name.text or b"").decode().strip(":")] = val
         else:
             positional.append(arg)
     return positional, keywords
@@ -328,12 +380,20 @@ def _split_arguments(args_node: Any, g: Grammar) -> tuple[list[Any], dict[str, A
 
 PARAM_KINDS = {"identifier": None, "typed_parameter": 0, "default_parameter": "name",
                "typed_default_parameter": "name", "required_parameter": "pattern",
-               "optional_parameter": "pattern", "assignment_pattern": "left"}
+               "optional_parameter": "pattern", "assignment_pattern": "left",
+               "formal_parameter": "name", "spread_parameter": "name",
+               "parameter_declaration": "name", "variadic_parameter_declaration": "name",
+               "simple_parameter": "name", "variadic_parameter": "name",
+               "property_promotion_parameter": "name", "keyword_parameter": "name",
+               "splat_parameter": "name", "hash_splat_parameter": "name"}
 
 
-def _parameters(fn: Any, g: Grammar) -> list[str]:
+def _parameters(fn: Any, g: Grammar) -> list[tuple[str, Any]]:
+    """(name, parameter node) of each parameter of ``fn``."""
     params = fn.child_by_field_name("parameters")
     single = fn.child_by_field_name("parameter")
+    if params is not None and params.type in g.names:  # Java `x -> …`
+        params, single = None, params
     nodes = list(params.named_children) if params is not None else []
     if single is not None:
         nodes.append(single)
@@ -345,11 +405,11 @@ def _parameters(fn: Any, g: Grammar) -> list[str]:
         elif how == 0:
             target = p.named_children[0] if p.named_children else None
         elif how:
-            target = p.child_by_field_name(how)
+            target = p.child_by_field_name(how) or p.child_by_field_name("name")
         else:
             target = None
         if target is not None and target.type in g.names:
-            names.append((target.text or b"").decode("utf-8", "replace"))
+            names.append(((target.text or b"").decode("utf-8", "replace"), p))
     return names
 
 
@@ -361,22 +421,35 @@ def _function_index(nodes: list[Any], g: Grammar) -> dict[str, Any]:
         if node.type == "variable_declarator":
             value = node.child_by_field_name("value")
             node = value if value is not None else node
-        if name is not None and name.type in g.names | {"property_identifier"}:
+        if name is not None and (name.type in g.names or name.type in g.constant_names
+                                 or name.type in {"property_identifier", "field_identifier"}):
             out.setdefault((name.text or b"").decode("utf-8", "replace"), node)
     return out
 
 
+IMPORTS = {"python": python_imports, "javascript": javascript_imports, "go": go_imports}
 QUERIES = {  # named functions (@f); every call and assignment (@c), kept if it names a sink
     "python": "(function_definition) @f (call) @c (assignment left: (attribute)) @c",
     "javascript": "[(function_declaration) (method_definition)] @f"
                   " (variable_declarator value: [(arrow_function) (function_expression)]) @f"
                   " (call_expression) @c (new_expression) @c"
                   " (assignment_expression left: [(member_expression) (identifier)]) @c",
+    "java": "[(method_declaration) (constructor_declaration)] @f"
+            " [(method_invocation) (object_creation_expression)] @c",
+    "go": "[(function_declaration) (method_declaration)] @f (call_expression) @c",
+    "php": "[(function_definition) (method_declaration)] @f"
+           " [(function_call_expression) (member_call_expression) (scoped_call_expression)"
+           " (nullsafe_member_call_expression) (object_creation_expression) (echo_statement)"
+           " (print_intrinsic) (include_expression) (include_once_expression) (require_expression)"
+           " (require_once_expression) (shell_command_expression)] @c",
+    "ruby": "[(method) (singleton_method)] @f [(call) (subshell)] @c",
 }
+FAMILIES = {"python": "python", "javascript": "javascript", "typescript": "javascript",
+            "tsx": "javascript", "java": "java", "go": "go", "php": "php", "ruby": "ruby"}
 
 
 def _family(language: str) -> str:
-    return "python" if language == "python" else "javascript"
+    return FAMILIES[language]
 
 
 @cache

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from aiagent.security.dataflow.grammar import JAVASCRIPT, Grammar
+from aiagent.security.dataflow.grammar import JAVASCRIPT, Grammar, callee
 
 MAX_PARTS = 12
 
@@ -28,14 +28,14 @@ def dotted(node: Any, g: Grammar) -> str:
             parts.append(_text(member))
             current = current.child_by_field_name(obj_field)
         elif kind in g.subscripts:
-            current = current.child_by_field_name(g.subscripts[kind])
+            current = subscript_base(current, g)
         elif kind in g.calls:
             required = _required_module(current, g)
             if required:
                 parts.append(required)
                 break
-            current = current.child_by_field_name(g.calls[kind][0])
-        elif kind in g.names or kind in {"this", "super", "self"}:
+            current = callee(current, g)
+        elif kind in g.names or kind in g.constant_names or kind in {"this", "super", "self"}:
             parts.append(_text(current))
             break
         elif kind in {"parenthesized_expression", "await", "await_expression", "non_null_expression"}:
@@ -43,6 +43,37 @@ def dotted(node: Any, g: Grammar) -> str:
         else:
             return ""
     return ".".join(reversed(parts))
+
+
+def subscript_base(node: Any, g: Grammar) -> Any:
+    """The indexed object of a subscript (PHP's has no field name: its first child)."""
+    name = g.subscripts[node.type]
+    if name:
+        return node.child_by_field_name(name)
+    return node.named_children[0] if node.named_children else None
+
+
+def go_imports(root: Any, language: str = "go") -> dict[str, str]:
+    """`import sq "database/sql"` -> {"sq": "sql"}: calls are named by package name."""
+    out: dict[str, str] = {}
+    for decl in root.named_children:
+        if decl.type != "import_declaration":
+            continue
+        specs = [c for c in decl.named_children if c.type == "import_spec"]
+        for group in decl.named_children:
+            if group.type == "import_spec_list":
+                specs += [c for c in group.named_children if c.type == "import_spec"]
+        for spec in specs:
+            path = _text(spec.child_by_field_name("path")).strip('"`')
+            alias = spec.child_by_field_name("name")
+            local = _text(alias) if alias is not None else path.rsplit("/", 1)[-1]
+            if local not in {"_", "."} and path:
+                out[local] = path.rsplit("/", 1)[-1]
+    return out
+
+
+def no_imports(root: Any, language: str = "") -> dict[str, str]:
+    return {}
 
 
 def _text(node: Any) -> str:

@@ -11,14 +11,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aiagent.security.dataflow import value as V
-from aiagent.security.dataflow.names import dotted, resolve
+from aiagent.security.dataflow.names import dotted, resolve, subscript_base
 from aiagent.security.dataflow.value import CONSTANT, UNKNOWN, Value
 
 if TYPE_CHECKING:
     from aiagent.security.dataflow.analyzer import FileAnalysis
 
 BUILDERS = frozenset({"format", "format_map", "join", "concat", "replace", "replaceAll",
-                      "sprintf", "Sprintf", "fmt.Sprintf", "util.format", "String.format"})
+                      "sprintf", "Sprintf", "fmt.Sprintf", "util.format", "String.format",
+                      "vsprintf", "implode", "Join", "strings.Join", "gsub", "sub", "formatted",
+                      "strtr", "str_replace"})
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "push", "unshift",
                       "setdefault", "appendleft", "set"})
 MAX_VALUE_BYTES = 4_000
@@ -28,7 +30,8 @@ BINDING_FREE = frozenset({
     "object", "array", "template_string", "arguments", "call_expression", "member_expression",
     "binary_expression", "new_expression", "subscript_expression",
 })
-GUARDED = frozenset({"if_statement", "elif_clause", "while_statement"})
+GUARDED = frozenset({"if_statement", "elif_clause", "while_statement", "if", "elsif", "unless",
+                     "else_if_clause"})
 COMPREHENSIONS = frozenset({"list_comprehension", "generator_expression", "set_comprehension",
                             "dictionary_comprehension"})
 PATTERN_PARTS = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "array_pattern",
@@ -94,7 +97,9 @@ class Scope:
         self.visit(rhs, weak)
         # A huge literal table (a lexer's token map) is not walked: it holds no request data.
         value = self.eval(rhs) if rhs.end_byte - rhs.start_byte < MAX_VALUE_BYTES else UNKNOWN
-        if node.type in g.augmented and target is not None:
+        op = node.child_by_field_name("operator")
+        augmented = node.type in g.augmented or (op is not None and op.text not in {b"=", b":="})
+        if augmented and target is not None:
             value = V.build([self.eval(target), value])
         if target is not None:
             self.fa.check_assign(self, node, target, value)
@@ -138,14 +143,14 @@ class Scope:
         kind = node.type
         if kind in g.strings:
             return self._string(node)
-        if kind in g.constants or kind in g.functions:
+        if kind in g.constants or kind in g.functions or kind in g.constant_names:
             return CONSTANT
         if kind in g.names:
             return self.lookup(node)
-        if kind in g.members or kind in g.subscripts:
-            return self._access(node)
         if kind in g.calls:
             return self.fa.call_value(self, node)
+        if kind in g.members or kind in g.subscripts:
+            return self._access(node)
         if kind in g.binaries:
             return self._binary(node)
         if kind in {"property_identifier", "private_property_identifier"}:
@@ -178,8 +183,9 @@ class Scope:
         for child in node.named_children:
             if child.type in g.interpolations:
                 interpolated = True
-                inner = child.child_by_field_name("expression") or (
-                    child.named_children[0] if child.named_children else None)
+                inner = child if g.interpolation_is_value else (
+                    child.child_by_field_name("expression")
+                    or (child.named_children[0] if child.named_children else None))
                 parts.append(self.eval(inner) if inner is not None else CONSTANT)
             elif child.type in g.strings:
                 sub = self._string(child)
@@ -208,7 +214,8 @@ class Scope:
         kinds = self.fa.spec.source_kinds(name)
         if kinds:
             return V.source(kinds)
-        if name in self.fa.aliases or (name.isupper() and len(name) > 1):
+        if name in self.fa.aliases or (name.isupper() and len(name) > 1) or (
+                self.fa.grammar.capitalized_types and name[:1].isupper()):
             return CONSTANT
         return UNKNOWN
 
@@ -227,8 +234,8 @@ class Scope:
             if head in self.fa.aliases and head not in self.env:
                 last = path.rsplit(".", 1)[-1]
                 return CONSTANT if last.isupper() else UNKNOWN
-        base_node = node.child_by_field_name(
-            g.members[node.type][0] if node.type in g.members else g.subscripts[node.type])
+        base_node = node.child_by_field_name(g.members[node.type][0]) if node.type in g.members \
+            else subscript_base(node, g)
         if base_node is None:
             return UNKNOWN
         base = self.eval(base_node)

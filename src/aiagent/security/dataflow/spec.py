@@ -4,8 +4,9 @@ A spec file looks like::
 
     languages: [python]
     sources:            # kind -> access paths; `request.args` taints `request.args.get("x")`
-      http: [request.args, request.form]
-    route_decorators: ["*.route"]   # parameters of these handlers are tainted (kind http)
+      http: [request.args, request.form, "*.getParameter"]   # `*.m`: any receiver's m
+    route_decorators: ["*.route"]   # parameters of these handlers are tainted (kind http);
+                                    # Java: parameter annotations (`RequestParam`)
     sanitizers:
       - calls: [int, float]          # resolved call names (fnmatch patterns)
         clears: [all]                # or sink classes: [command, path]
@@ -85,6 +86,7 @@ class TaintSpec:
     by_last: dict[str, tuple[Sink, ...]] = field(default_factory=dict)
     guards: tuple[Guard, ...] = ()
     wild: tuple[tuple[str, Sink], ...] = ()  # (literal prefix, sink) for `a.b*` patterns
+    any_receiver: bool = False               # some source starts with `*.`
 
     def sinks_for(self, name: str, raw: str, assign: bool) -> list[Sink]:
         """Sinks whose pattern matches the resolved or the written name."""
@@ -111,6 +113,10 @@ class TaintSpec:
             kinds = self.sources.get(".".join(parts[:n]))
             if kinds:
                 return kinds
+            if n > 1 and self.any_receiver:  # `*.getParameter`: any receiver's method
+                kinds = self.sources.get("*." + ".".join(parts[1:n]))
+                if kinds:
+                    return kinds
         return frozenset()
 
 
@@ -157,6 +163,7 @@ def _build(data: dict[str, Any]) -> TaintSpec:
                            tuple(g.get("args") or ()), frozenset(g["clears"]))
                      for g in data.get("guards") or []),
         wild=tuple((_prefix(s.pattern), s) for s in sinks if _wild_last(s.pattern)),
+        any_receiver=any(p.startswith("*.") for p in sources),
     )
 
 

@@ -1,0 +1,20 @@
+package files;
+
+import java.io.*;
+import javax.servlet.http.*;
+
+public class DownloadServlet extends HttpServlet {
+    private static final String BASE = "/srv/reports/";
+
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        String name = FilenameUtils.getName(request.getParameter("report"));
+        File report = new File(BASE + name);
+        FileInputStream in = new FileInputStream(report);
+        in.transferTo(response.getOutputStream());
+    }
+
+    @GetMapping("/logs")
+    public byte[] log(@RequestParam String file) throws IOException {
+        return Files.readAllBytes(Paths.get("/var/log/app/current.log"));
+    }
+}

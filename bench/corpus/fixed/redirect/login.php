@@ -1,0 +1,5 @@
+<?php
+if (check_login()) {
+    header('Location: /dashboard');
+    exit;
+}

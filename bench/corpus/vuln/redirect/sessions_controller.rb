@@ -1,0 +1,6 @@
+class SessionsController < ApplicationController
+  def create
+    back = params[:return_to]
+    redirect_to back # VULN
+  end
+end
