@@ -93,14 +93,15 @@ def default_device(found: list[Device]) -> Device:
     ios = [d for d in found if d.platform == "iOS"]
     for pool in ([d for d in ios if d.state == "Booted"], [d for d in ios if d.name.startswith("iPhone")], ios):
         if pool:
-            return max(pool, key=lambda d: (d.state == "Booted", d.version, _model(d.name)))
+            return max(pool, key=lambda d: (d.state == "Booted", d.version, *_model(d.name)))
     raise ToolError("no iOS simulator is installed: add one in Xcode > Settings > Platforms "
                     "(or `xcodebuild -downloadPlatform iOS`)")
 
 
-def _model(name: str) -> tuple[int, str]:
+def _model(name: str) -> tuple[int, int]:
+    """The newest model first; of one model, the plain one (iPhone 16 before iPhone 16 Pro)."""
     m = re.search(r"\d+", name)
-    return (int(m.group()) if m else 0, name)
+    return (int(m.group()) if m else 0, -len(name))
 
 
 def _available(found: list[Device], limit: int = 12) -> str:
