@@ -49,10 +49,14 @@ def fake_apple(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeApple:
 
 @pytest.fixture
 def ios_project(tmp_path: Path) -> Path:
-    """A workspace with MyApp.xcodeproj (an empty folder is all xcodebuild's fake needs)."""
+    """A workspace with MyApp.xcodeproj and a Swift file (what the fakes and the apple-dev
+    skill's file triggers need)."""
     root = tmp_path / "proj"
     (root / "MyApp.xcodeproj").mkdir(parents=True)
+    (root / "MyApp.xcodeproj" / "project.pbxproj").write_text("// !$*UTF8*$!\n{ archiveVersion = 1; }\n")
     (root / "MyApp.xcworkspace").mkdir()
+    (root / "MyApp").mkdir()
+    (root / "MyApp" / "ContentView.swift").write_text("import SwiftUI\n")
     return root
 
 
