@@ -238,16 +238,18 @@ def expand_tool_names(names: Iterable[str], registry: ToolRegistry, source: str)
 
 
 def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
-    from aiagent.tools.profiles import profile_tools
+    """The tools the model is offered: the whitelist or the profile, less those this
+    platform cannot run (the Apple tools off macOS)."""
+    from aiagent.tools.profiles import offerable, profile_tools
 
     agent = settings.agent
     if agent.tools is not None:
-        return expand_tool_names(agent.tools, registry, "tools")
+        return offerable(expand_tool_names(agent.tools, registry, "tools"))
     try:
         names = profile_tools(agent.tool_profile)
     except ValueError as exc:
         raise ConfigError(f"agent.tool_profile: {exc}") from None
-    return [n for n in names if n in registry]
+    return offerable(n for n in names if n in registry)
 
 
 def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) -> str:

@@ -67,6 +67,8 @@ class Activation:
                 skill.backend = self.dispatch.backend(skill)
                 items = await skill.backend.load()
                 self.contributions.register(self.runtime, skill, items, self.dispatch.call_hook)
+            if m.builtin_tools:
+                self.contributions.add_builtin(skill, self.catalog.entries[m.name].source == "builtin")
         except BackendError as exc:
             await self.contributions.unregister(skill)
             self.errors[m.name] = str(exc)

@@ -78,12 +78,31 @@ class Contributions:
         desc = item.opts.get("description") or (decl.description if decl else "") or f"{item.name} (skill {m.name})"
         approval = bool(item.opts.get("requires_approval")) or bool(decl and decl.requires_approval)
         owner = self.tool_objects.get(item.name)
-        if owner is not None and owner.skill != m.name:
-            self.report(f"skill {m.name}: tool {item.name} is already provided by skill {owner.skill}; skipped")
+        if owner is not None and getattr(owner, "skill", None) != m.name:
+            self.report(f"skill {m.name}: tool {item.name} is already provided by skill "
+                        f"{getattr(owner, 'skill', 'aiagent')}; skipped")
             return
         tool = SkillTool(runtime, m.name, item.name, desc, schema or {"type": "object", "properties": {}}, approval)
         self.tool_objects[item.name] = tool
         skill.tools.append(item.name)
+
+    def add_builtin(self, skill: ActiveSkill, builtin: bool) -> None:
+        """A built-in skill's ``builtin_tools``: aiagent's own tools (each with its declared
+        effect, so the approval policy decides as for any built-in tool), less those this
+        platform cannot run. Other skills may not claim them."""
+        from aiagent.tools.base import ToolRegistry
+        from aiagent.tools.profiles import expand_groups, offerable
+
+        m = skill.manifest
+        if not builtin:
+            self.report(f"skill {m.name}: builtin_tools is for built-in skills only; ignored")
+            return
+        registry = ToolRegistry()
+        for name in offerable(expand_groups(m.builtin_tools)):
+            tool = registry.get(name)
+            if tool is not None and name not in self.tool_objects:
+                self.tool_objects[name] = tool
+                skill.tools.append(name)
 
     async def unregister(self, skill: ActiveSkill) -> None:
         for name in skill.tools:

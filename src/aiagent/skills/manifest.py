@@ -116,6 +116,7 @@ class Manifest:
     config: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
     when_to_use: str = ""  # when the model should pick it (shown in the skills index)
+    builtin_tools: tuple[str, ...] = ()  # built-in skills: aiagent tools or groups they offer
 
     @property
     def backend(self) -> str | None:
@@ -194,6 +195,7 @@ def parse_manifest(data: dict[str, Any], path: Path) -> Manifest:
         wiki=dict(data.get("wiki") or {}),
         config=dict(data.get("config") or {}),
         when_to_use=" ".join(str(data.get("when_to_use") or "").split()),
+        builtin_tools=tuple(str(t) for t in data.get("builtin_tools") or []),
         **_compatibility(data.get("compatibility") or {}, path),
     )
     check_files(manifest)
@@ -353,5 +355,5 @@ def check_files(m: Manifest) -> None:
     for where, rel in refs:
         if rel and not inside(m.root, rel, f"{m.file}: {where}").is_file():
             raise ManifestError(f"{m.file}: {where}: file {rel} not found")
-    if "tool" in m.types and not m.implementation:
+    if "tool" in m.types and not m.implementation and not m.builtin_tools:
         raise ManifestError(f"{m.file}: implementation: a tool skill needs an implementation (starlark, process or python)")

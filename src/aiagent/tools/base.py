@@ -13,6 +13,7 @@ from typing import Any
 
 from aiagent.contracts.providers import ToolSpec
 from aiagent.contracts.tools import Tool, patch_header_lines
+from aiagent.tools.apple import TOOLS as APPLE_TOOLS
 
 #: Built-in tools: name -> "module:attribute". The attribute is a Tool class (called with no
 #: arguments) or a factory returning a Tool.
@@ -47,6 +48,7 @@ BUILTIN_TOOLS: dict[str, str] = {
     "web_fetch": "aiagent.tools.web:WebFetchTool",
     "web_search": "aiagent.tools.web:WebSearchTool",
     "schedule_task": "aiagent.tools.schedule:ScheduleTaskTool",
+    **APPLE_TOOLS,  # tools/apple/tools.toml: offered only where their platform is (tools.apple.gating)
 }
 
 

@@ -13,8 +13,9 @@ profile``, default ``default``):
 ``all``       every built-in tool.
 
 Groups name several tools at once where a list of tools is accepted (``--tools``):
-``read``, ``search``, ``edit``, ``shell``, ``exec``, ``jobs``, ``git``, ``web``; a profile name
-also works as a group.
+``read``, ``search``, ``edit``, ``shell``, ``exec``, ``jobs``, ``git``, ``web``, ``apple`` (the
+``apple-dev`` skill's tools); a profile name also works as a group. :func:`offerable` drops
+the tools that are not for this platform (the Apple tools off macOS).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from aiagent.contracts.tools import ToolError
+from aiagent.tools.apple import TOOLS as APPLE_TOOLS
 from aiagent.tools.base import BUILTIN_TOOLS
 
 
@@ -73,7 +75,15 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "jobs": ("job_list", "job_output", "job_kill"),
     "git": ("git_status", "git_diff", "git_log", "git_commit", "git_branch"),
     "web": ("web_fetch", "web_search"),
+    "apple": tuple(APPLE_TOOLS),
 }
+
+
+def offerable(names: Iterable[str]) -> list[str]:
+    """``names`` without the tools this platform cannot run (they are never offered)."""
+    from aiagent.tools.apple.gating import offered
+
+    return offered(names)
 
 
 def expand_groups(names: Iterable[str]) -> list[str]:
