@@ -45,7 +45,11 @@ class ProjectError(ValueError):
 
 def read_project(pbxproj: Path) -> dict[str, Any]:
     """The summary of ``pbxproj`` (a ``project.pbxproj`` file)."""
+    from aiagent.tools.apple.asciiplist import MAX_BYTES
+
     try:
+        if pbxproj.stat().st_size > MAX_BYTES:
+            raise ProjectError(f"{pbxproj}: larger than {MAX_BYTES // (1024 * 1024)} MB; not read")
         text = pbxproj.read_bytes().decode("utf-8")
     except UnicodeDecodeError as err:
         raise ProjectError(f"{pbxproj}: not UTF-8 text (byte {err.start})") from None
