@@ -194,20 +194,23 @@ def read_entitlements(path: Path) -> Any:
 
 # -- verify ------------------------------------------------------------------------------
 
+DISPLAY_KEYS = {"Authority", "Identifier", "Format", "TeamIdentifier", "Timestamp", "Signed Time",
+                "Runtime Version", "Signature size", "Info.plist entries", "Sealed Resources version"}
+
+
 def parse_display(text: str) -> dict[str, Any]:
     """``codesign -dv --verbose=4`` lines (``Key=value``) -> a dict; Authority as a list."""
     out: dict[str, Any] = {"authority": []}
     for line in text.splitlines():
         key, sep, value = line.partition("=")
-        if not sep or " " in key.strip():
+        if key == "CodeDirectory v":
+            out["flags"] = re.findall(r"flags=0x[0-9a-f]+\(([^)]*)\)", value)[:1]
+        if not sep or key not in DISPLAY_KEYS:
             continue
         if key == "Authority":
             out["authority"].append(value)
-        elif key in ("Identifier", "Format", "TeamIdentifier", "Timestamp", "Signed Time", "Runtime Version",
-                     "Signature size", "Info.plist entries", "Sealed Resources version"):
+        else:
             out[key.lower().replace(" ", "_").replace(".", "")] = value
-        elif key == "CodeDirectory v":
-            out["flags"] = re.findall(r"flags=0x[0-9a-f]+\(([^)]*)\)", value)[:1]
     return out
 
 
