@@ -86,7 +86,7 @@ def _test_line(line: str, tests: dict[str, dict[str, Any]]) -> bool:
 
 def _swift_testing(line: str, tests: dict[str, dict[str, Any]]) -> bool:
     match = TESTING.match(line)
-    if match is None or match["name"].startswith("run "):
+    if match is None or match["name"] == "run" or match["name"].startswith("run "):
         return False
     name = match["name"].strip()
     entry = tests.setdefault(f"swift-testing:{name}", {"name": name, "framework": "Swift Testing",
