@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from apple_harness import path_with
 
 FAKE = Path(__file__).resolve().parent / "fake_apple.py"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -61,3 +62,12 @@ def ios_project(tmp_path: Path) -> Path:
 
 
 Fixture = Callable[[str], str]
+
+
+@pytest.fixture()
+def fake_bin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A PATH holding only our fakes before the system's (discovery, signing, swift)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", path_with(bin_dir))
+    return bin_dir

@@ -25,9 +25,12 @@ AIAGENT = str(Path(sys.executable).with_name("aiagent"))
 
 def test_offered_depends_on_the_platform() -> None:
     names = ["read_file", *TOOLS]
+    everywhere = ["read_file", "xcode_project_info", "xcode_assets", "xcode_data_model",
+                  "codesign_info", "codesign_doctor", "swift_build", "swift_test", "swift_resolve",
+                  "swift_add_dep", "swift_remove_dep"]  # they read files or run `swift`
     assert offered(names, "darwin") == names
-    assert offered(names, "linux") == ["read_file"]
-    assert offered(names, "win32") == ["read_file"]
+    assert offered(names, "linux") == everywhere
+    assert offered(names, "win32") == everywhere
     assert platform_problem("xcode_build", "win32") == "xcode_build needs macOS and Xcode; it is not available on Windows"
     assert platform_problem("read_file", "linux") is None  # not an Apple tool: never gated
     assert set(GROUPS["apple"]) == set(TOOLS)
@@ -67,6 +70,7 @@ def test_apple_dev_skill_brings_the_tools(tmp_path: Path, monkeypatch: pytest.Mo
     rt = _runtime([Source("builtin", builtin_dir())], tmp_path, reports)
     active = asyncio.run(rt.activate("apple-dev", "test"))
     assert ("xcode_build" in active.tools) is expected and ("sim_log" in rt.tool_objects) is expected
+    assert "xcode_project_info" in active.tools and "swift_add_dep" in active.tools  # everywhere
     if expected:
         assert rt.tool_objects["xcode_build"].effect.executes  # the tool's own effect, not the skill's
     asyncio.run(rt.deactivate("apple-dev"))

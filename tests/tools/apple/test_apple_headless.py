@@ -61,5 +61,9 @@ def test_linux_does_not_offer_them(run_cli, ios_project: Path) -> None:
         sent = fake.requests
     assert proc.returncode == 0, proc.stderr
     offered = _offered(sent[0])
-    assert "read_file" in offered and not any(n.startswith(("xcode_", "sim_")) or n == "xcrun" for n in offered)
+    macos_only = {"xcode_build", "xcode_test", "xcode_archive", "xcode_clean", "xcode_export",
+                  "codesign_verify", "xcrun"}
+    assert "read_file" in offered and not any(n.startswith("sim_") or n in macos_only for n in offered)
+    # what reads files or runs `swift` is the skill's too, and is offered on Linux
+    assert {"xcode_project_info", "xcode_assets", "swift_build", "codesign_doctor"} <= set(offered)
     assert _tool_results(sent[1])[0].startswith("unknown tool 'xcode_build'")
