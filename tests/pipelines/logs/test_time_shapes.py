@@ -28,3 +28,27 @@ def test_a_line_that_differs_where_the_stamp_was_is_parsed_in_full() -> None:
     other = "x " + LINES[1]
     assert time_at(other, where, {}) == parse_time(other) is not None
     assert time_at("no time here", where, {}) is None
+
+
+def test_the_long_line_check_finds_every_line_over_the_limit() -> None:
+    from aiagent.pipelines.logs.analyzer import _long_line
+
+    limit = 100
+    short = b"x" * 40 + b"\n"
+    for size in (limit + 1, limit + 7, 3 * limit):
+        for before in (0, 1, 33, 57):
+            block = short * before + b"y" * size + b"\n" + short * 3
+            assert _long_line(block, limit), (size, before)
+    assert not _long_line(short * 500, limit)  # short lines: the exact check is skipped
+
+
+def test_a_long_line_inside_a_block_is_cut_at_the_limit() -> None:
+    from aiagent.pipelines.logs.analyzer import Analyzer
+
+    analysis = Analyzer()
+    long_error = b"2024-05-01 12:00:00 ERROR " + b"A" * (analysis.max_line * 2) + b"\n"
+    block = b"2024-05-01 12:00:00 INFO ok\n" * 5 + long_error + b"2024-05-01 12:00:01 INFO ok\n"
+    analysis.feed(block)
+    analysis.finish()
+    assert analysis.lines == 7
+    assert analysis.levels and max(map(len, analysis._keys)) == analysis.max_line  # cut there
