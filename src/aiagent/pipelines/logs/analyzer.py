@@ -4,7 +4,10 @@ Every line is counted at C speed: a line's *key* is the line with its digits and
 letters turned into ``0`` (``bytes.translate``), the keys of a block are counted with a
 ``Counter``, and only a key not seen before is parsed and mined with drain3. Only lines
 whose key is a warning or worse are visited one by one: their event (a stack trace is
-one event), time, exemplars and context. Memory is bounded: the key cache is cleared
+one event), time, exemplars and context. Where a key's timestamp sits is learnt once
+(one anchored match per line after that), and a one-line event that is not kept as an
+exemplar is only counted and placed in time. Nothing is sampled: counts, the first error
+and the change points come from every line. Memory is bounded: the key cache is cleared
 past its limit, exemplars are capped, the timeline coarsens.
 """
 
