@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from aiagent.config import paths
 from aiagent.config.settings import ConfigError, Settings
-from aiagent.contracts.prompt import PromptFragment
-from aiagent.core.prompt import build_system_prompt, read_rules, rule_files
 
 if TYPE_CHECKING:
     from aiagent.contracts.hooks import Hooks
+    from aiagent.contracts.prompt import PromptFragment
     from aiagent.contracts.providers import Provider
     from aiagent.core.loop import Agent
     from aiagent.core.session import AgentSession, SessionRequest
@@ -253,6 +252,8 @@ def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
 
 
 def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) -> str:
+    from aiagent.core.prompt import build_system_prompt, read_rules, rule_files
+
     workspace = settings.workspace
     files = rule_files(workspace, paths.project_root(workspace), paths.config_dir(settings.env))
     base = settings.agent.system_prompt

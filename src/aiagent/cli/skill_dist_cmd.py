@@ -200,8 +200,8 @@ def _print_entries(entries: list[Any], as_json: bool, empty: str) -> None:
         return
     if not entries:
         click.echo(empty)
-    for e in entries:
-        click.echo(f"{e.name:<28} {e.latest:<10} {e.description[:90]}")
+        return
+    click.echo("\n".join(f"{e.name:<28} {e.latest:<10} {e.description[:90]}" for e in entries))
 
 
 def _list_available(cwd: str | None, as_json: bool, refresh: bool = False) -> None:

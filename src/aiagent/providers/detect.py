@@ -61,7 +61,7 @@ def _available(settings: Any) -> tuple[str | None, str]:
 
 def ollama_answers(host: str, timeout: float = PROBE_SECONDS) -> bool:
     """Whether an Ollama server answers ``GET /api/version`` at ``host`` in time."""
-    from aiagent.providers.ollama import host_url
+    from aiagent.providers.hosts import host_url
 
     url = host_url(host) + "/api/version"
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))

@@ -11,7 +11,6 @@ import json
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from aiagent.contracts.providers import (
@@ -23,6 +22,7 @@ from aiagent.contracts.providers import (
     ToolUse,
     UsageReport,
 )
+from aiagent.providers.hosts import host_url
 from aiagent.providers.openai import convert_tools
 from aiagent.providers.wire import (
     Decoder,
@@ -35,7 +35,6 @@ from aiagent.providers.wire import (
     parse_tool_arguments,
 )
 
-DEFAULT_PORT = 11434
 DONE_REASONS = {"stop": "end_turn", "length": "max_tokens"}
 
 
@@ -57,23 +56,6 @@ class OllamaProvider(WireProvider):
         if self.config.api_key:  # Ollama behind an authenticating proxy
             headers["authorization"] = f"Bearer {self.config.api_key}"
         return headers
-
-
-def host_url(base: str) -> str:
-    """A full URL from an ``OLLAMA_HOST``-style value (scheme and port optional)."""
-    value = base.strip().rstrip("/") or f"127.0.0.1:{DEFAULT_PORT}"
-    if "://" in value:
-        return value
-    value = "http://" + value
-    try:
-        return value if urlsplit(value).port else _with_port(value)
-    except ValueError:  # a bad port: left for the request to report
-        return value
-
-
-def _with_port(url: str) -> str:
-    parts = urlsplit(url)
-    return parts._replace(netloc=f"{parts.netloc}:{DEFAULT_PORT}").geturl()
 
 
 # ---- request -------------------------------------------------------------------------

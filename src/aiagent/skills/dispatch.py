@@ -4,15 +4,17 @@ process, an in-process plugin) and calls into it — tools, hooks, workflows, an
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiagent.skills.backends.base import Backend, BackendError
 from aiagent.skills.contributions import ActiveSkill, WorkflowInfo
 from aiagent.skills.host import HostServices, SkillHost
 from aiagent.skills.manifest import Manifest
+
+if TYPE_CHECKING:  # asyncio is imported when a skill runs: listing skills must not pay for it
+    import asyncio
 
 
 class Dispatch:
@@ -57,6 +59,8 @@ class Dispatch:
         """Start the shared worker in the background, so a skill activated later loads in
         milliseconds."""
         if self.warming is None:
+            import asyncio
+
             self.warming = asyncio.create_task(self.starlark_worker().warm())
 
     def _route(self, skill: str) -> SkillHost | None:
@@ -92,6 +96,8 @@ class Dispatch:
     async def warming_done(self) -> None:
         """Stop a worker start still under way (before the skills are unloaded)."""
         if self.warming is not None and not self.warming.done():
+            import asyncio
+
             self.warming.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.warming

@@ -9,7 +9,6 @@ raises or runs past its time limit is reported and skipped; the turn goes on.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -136,6 +135,8 @@ class HookBus:
         return results
 
     async def _run(self, hook: RegisteredHook, event: dict[str, Any]) -> HookResult | None:
+        import asyncio  # lazily: discovery (``skill list``) never runs a hook
+
         try:
             value = await asyncio.wait_for(hook.handler(event), self.timeout)
             return to_hook_result(value)

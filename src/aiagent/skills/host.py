@@ -9,7 +9,6 @@ through :class:`aiagent.sdk.SkillContext`.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -147,6 +146,8 @@ class SkillHost:
         from aiagent.skills.triggers import scan_project
 
         self.require("file:read")
+
+        import asyncio  # lazily: listing skills must not pay for it
 
         facts = await asyncio.to_thread(scan_project, self.s.root)
         spec = pathspec.PathSpec.from_lines("gitignore", [pattern])

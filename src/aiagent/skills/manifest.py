@@ -127,9 +127,13 @@ class Manifest:
 
 
 @cache
+def _schema_text() -> str:
+    return resources.files("aiagent.skills").joinpath("data/manifest.schema.json").read_text("utf-8")
+
+
+@cache
 def _schema() -> dict[str, Any]:
-    text = resources.files("aiagent.skills").joinpath("data/manifest.schema.json").read_text("utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = json.loads(_schema_text())
     return data
 
 
@@ -210,8 +214,17 @@ def _validator() -> Any:
 
 
 def check_schema(data: dict[str, Any], path: Path) -> None:
+    """Raise a one-line :class:`ManifestError` on the first schema error. Content found
+    valid before (by hash, in the cache folder) is not checked again."""
+    from aiagent.skills.validcache import digest, valid_cache
+
+    key = digest(data, _schema_text())
+    if key is not None and key in valid_cache():
+        return
     errors = sorted(_validator().iter_errors(data), key=lambda e: (len(e.path), list(map(str, e.path))))
     if not errors:
+        if key is not None:
+            valid_cache().add(key)
         return
     err = errors[0]
     where = _field_path(err.absolute_path) or "(top level)"

@@ -132,7 +132,9 @@ def keyword_match(keywords: Iterable[str], text: str) -> str | None:
     lowered = text.lower()
     for keyword in keywords:
         word = keyword.strip().lower()
-        if word and re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lowered):
+        # a plain substring test first: a turn's text can be a whole diff (code review)
+        if word and word in lowered \
+                and re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lowered):
             return keyword
     return None
 

@@ -4,7 +4,10 @@ Every line is counted at C speed: a line's *key* is the line with its digits and
 letters turned into ``0`` (``bytes.translate``), the keys of a block are counted with a
 ``Counter``, and only a key not seen before is parsed and mined with drain3. Only lines
 whose key is a warning or worse are visited one by one: their event (a stack trace is
-one event), time, exemplars and context. Memory is bounded: the key cache is cleared
+one event), time, exemplars and context. Where a key's timestamp sits is learnt once
+(one anchored match per line after that), and a one-line event that is not kept as an
+exemplar is only counted and placed in time. Nothing is sampled: counts, the first error
+and the change points come from every line. Memory is bounded: the key cache is cleared
 past its limit, exemplars are capped, the timeline coarsens.
 """
 
@@ -14,6 +17,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable
+from itertools import compress
 
 from aiagent.pipelines.logs import events as ev
 from aiagent.pipelines.logs.events import ClusterStats, Exemplar, KeyInfo, OpenEvent
@@ -21,7 +25,7 @@ from aiagent.pipelines.logs.formats import ERROR, RANK, WARNING, parse_line
 from aiagent.pipelines.logs.mining import Miner
 from aiagent.pipelines.logs.rules import limits, patterns
 from aiagent.pipelines.logs.timeline import Timeline
-from aiagent.pipelines.logs.timeparse import parse_time
+from aiagent.pipelines.logs.timeparse import Where, find_time, parse_time, time_at
 
 KEY_TABLE = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
 STATUS = re.compile(rb'" ([45])\d\d ')  # an access log's 4xx/5xx: digits vanish from keys
@@ -34,6 +38,14 @@ Progress = Callable[[int, int], None]
 
 def decode(line: bytes, limit: int = 1000) -> str:
     return line[:limit * 4].decode("utf-8", "replace")[:limit].rstrip("\r")
+
+
+def _long_line(block: bytes, limit: int) -> bool:
+    """Whether ``block`` may hold a line longer than ``limit`` bytes: such a line fills
+    a whole window of ``limit // 2`` bytes with no newline (checked at C speed)."""
+    width = max(1, limit // 2)
+    return any(block.find(b"\n", at, at + width) < 0
+               for at in range(0, len(block) - width + 1, width))
 
 
 class Analyzer:
@@ -61,6 +73,8 @@ class Analyzer:
         self._keys: dict[bytes, KeyInfo] = {}
         self._key_bytes = 0
         self._hot: set[bytes] = set()
+        self._stamps: dict[bytes, Where | None] = {}  # where a shape's time is
+        self._stamp_values: dict[str, float | None] = {}  # recent stamps, read
         self._last_at: float | None = None
         self._tail: list[bytes] = []
         self._open: OpenEvent | None = None
@@ -93,18 +107,17 @@ class Analyzer:
         raw.pop()
         keys = block.translate(KEY_TABLE).split(b"\n")
         keys.pop()
-        if raw and max(map(len, raw)) > self.max_line:
+        if _long_line(block, self.max_line) and max(map(len, raw)) > self.max_line:
             raw = [line[:self.max_line] for line in raw]
             keys = [key[:self.max_line] for key in keys]
         self._mark_status(block, keys)
         counts = Counter(keys)
         self._learn(counts, keys, raw)
         self._count(counts)
-        self._place_volume(raw)
+        self._place_volume(raw, keys)
         start = self._go_on(raw, keys)
         if not self._hot.isdisjoint(counts):
-            hot = self._hot
-            for i in [i for i, key in enumerate(keys) if key in hot]:
+            for i in list(compress(range(len(keys)), map(self._hot.__contains__, keys))):
                 if i >= start:
                     start = self._event(i, raw, keys, start)
         self._keep_tail(raw, keys, start)
@@ -128,9 +141,13 @@ class Analyzer:
         if len(self._keys) + len(new) > self.max_keys or self._key_bytes > KEY_BYTES_LIMIT:
             self._keys.clear()
             self._hot.clear()
+            self._stamps.clear()
             self._key_bytes = 0
             new = list(counts)
-        sample = dict(zip(keys, raw, strict=True))
+        if len(new) <= 16:  # the usual case: a few new shapes in a block of known ones
+            sample = {key: raw[keys.index(key)] for key in new}
+        else:
+            sample = dict(zip(keys, raw, strict=True))
         for key in new:
             info = self._classify(decode(sample[key], self.max_line))
             self._keys[key] = info
@@ -172,6 +189,7 @@ class Analyzer:
             del self.clusters[cluster_id]
         for key in [k for k, info in self._keys.items() if info.cluster in gone]:
             del self._keys[key]
+            self._stamps.pop(key, None)
             self._hot.discard(key)
         if hot:
             self._hot_clusters -= len(gone)
@@ -221,14 +239,14 @@ class Analyzer:
 
     # ---- time ------------------------------------------------------------------------
 
-    def _place_volume(self, raw: list[bytes]) -> None:
+    def _place_volume(self, raw: list[bytes], keys: list[bytes]) -> None:
         """Put the block's lines on the timeline: the times of a few lines, and the lines
         between two of them spread evenly over the time between."""
         if not raw:
             return
         step = max(1, len(raw) // SAMPLES)
         picks = sorted({*range(0, len(raw), step), len(raw) - 1})
-        times = [parse_time(decode(raw[i], 200)) for i in picks]
+        times = [self._head_time(keys[i], raw[i]) for i in picks]
         if self.timed is None:
             self.timed = any(t is not None for t in times)
         if not self.timed:
@@ -304,6 +322,11 @@ class Analyzer:
         stats.events += 1
         first_error = info.level >= ERROR and self.first_error is None
         keep = stats.first is None or first_error or self._rng.random() * stats.events < 1
+        if not keep and info.kind == ev.LINE and self._one_line(i, raw, keys):
+            at = self._head_time(keys[i], raw[i])
+            if at is not None:  # counted only: no lines kept, no context needed
+                self._arrive(stats, info.level, self.lines + i + 1, at)
+                return i + 1
         begin = i
         if info.kind == ev.FRAME_TAIL:  # a bare traceback: its frames come before it
             while begin > floor and self._kind(keys[begin - 1]) == ev.CONTINUATION \
@@ -319,17 +342,12 @@ class Analyzer:
             end = i + 1
         else:
             end = self._extend(event, raw, keys, i + 1)
-        head = decode(raw[i], 200)
-        at = parse_time(head)
+        at = self._head_time(keys[i], raw[i])
         before: list[str] | None = None
         if at is None or keep:
             before = self._before(raw, begin, bool(prefix))
             at = at if at is not None else self._time_above(before)
-        if at is not None and self.timed:
-            self._saw_time(at)
-        where = self.axis(self.lines + i + 1, at)
-        stats.arrivals.add(where)
-        self.timeline.add(where, "errors" if info.level >= ERROR else "warnings")
+        self._arrive(stats, info.level, self.lines + i + 1, at)
         if keep and before is not None:
             ex = Exemplar(self.lines + i + 1, at if self.timed else None, event.lines, before,
                           need_after=self.context)
@@ -338,6 +356,34 @@ class Analyzer:
             if end < len(raw):
                 self._fill_after(ex, raw, end)
         return end
+
+    def _one_line(self, i: int, raw: list[bytes], keys: list[bytes]) -> bool:
+        """Whether the event led by line ``i`` ends with it (the next line is known to be
+        an ordinary one in this block)."""
+        after = self._keys.get(keys[i + 1]) if i + 1 < len(raw) else None
+        return after is not None and after.kind == ev.LINE
+
+    def _head_time(self, key: bytes, line: bytes) -> float | None:
+        """The time on an event's head line. Where the stamp sits is learnt once per
+        shape (key): the lines of a shape have their digits in the same places."""
+        head = decode(line, 200)
+        where = self._stamps.get(key, False)
+        if where is False:
+            at, self._stamps[key] = find_time(head)
+            return at
+        if where is None:
+            return parse_time(head)
+        if len(self._stamp_values) > 4096:
+            self._stamp_values.clear()
+        return time_at(head, where, self._stamp_values)
+
+    def _arrive(self, stats: ClusterStats, level: int, line: int, at: float | None) -> None:
+        """An event of ``stats`` at ``at`` (None: no time): arrivals and the timeline."""
+        if at is not None and self.timed:
+            self._saw_time(at)
+        where = self.axis(line, at)
+        stats.arrivals.add(where)
+        self.timeline.add(where, "errors" if level >= ERROR else "warnings")
 
     def _keep_tail(self, raw: list[bytes], keys: list[bytes], free: int) -> None:
         """Remember the lines before the next block: trailing continuation lines that no

@@ -19,26 +19,60 @@ _SYSLOG = re.compile(r"([A-Z][a-z]{2}) +(\d{1,2}) (\d\d):(\d\d):(\d\d)")
 _EPOCH = re.compile(r"^\d{9,13}(?:\.\d+)?$")
 
 
+_SHAPES = (_ISO, _CLF, _SYSLOG)  # tried in this order; the first found wins
+Where = tuple[int, int]
+"""Where a line's stamp was found: the index of its shape in ``_SHAPES`` and its offset."""
+
+
 def parse_time(text: str) -> float | None:
     """The first timestamp in ``text`` (a line or a field), or None."""
+    return find_time(text)[0]
+
+
+def find_time(text: str) -> tuple[float | None, Where | None]:
+    """:func:`parse_time`, and where the stamp was (None: no stamp or an epoch number),
+    so that lines of the same shape can be read with :func:`time_at`."""
     if _EPOCH.match(text):
         value = float(text)
-        return value / 1000 if value > 1e11 else value
-    if m := _ISO.search(text):
+        return (value / 1000 if value > 1e11 else value), None
+    for shape, rx in enumerate(_SHAPES):
+        if m := rx.search(text):
+            return _value(shape, m), (shape, m.start())
+    return None, None
+
+
+def time_at(text: str, where: Where, seen: dict[str, float | None]) -> float | None:
+    """The stamp of a line shaped like the one ``where`` was found in: one anchored
+    match at that offset (a full search when the line differs there). ``seen`` maps
+    stamps read before to their value (events in the same second share the work)."""
+    shape, start = where
+    m = _SHAPES[shape].match(text, start)
+    if m is None:
+        return parse_time(text)
+    stamp = m.group()
+    value = seen.get(stamp, -1.0)
+    if value == -1.0:
+        value = seen[stamp] = _value(shape, m)
+    return value
+
+
+def _value(shape: int, m: re.Match[str]) -> float | None:
+    if shape == 0:
         y, mo, d, h, mi, s, frac, zone = m.groups()
         whole = _seconds(y, mo, d, h, mi, s, zone)
-    elif m := _CLF.search(text):
+    elif shape == 1:
         d, mon, y, h, mi, s, zone = m.groups()
         frac, whole = None, _seconds(y, MONTHS.get(mon, 0), d, h, mi, s, zone)
-    elif m := _SYSLOG.search(text):
-        mon, d, h, mi, s = m.groups()
-        year = time.gmtime().tm_year
-        frac, whole = None, _seconds(year, MONTHS.get(mon, 0), d, h, mi, s, None)
     else:
-        return None
+        mon, d, h, mi, s = m.groups()
+        frac, whole = None, _seconds(_this_year(), MONTHS.get(mon, 0), d, h, mi, s, None)
     if whole is None or not frac:
         return None if whole is None else float(whole)
     return float(whole + int(frac) / 10 ** len(frac))
+
+
+def _this_year() -> int:
+    return time.gmtime().tm_year
 
 
 @functools.lru_cache(maxsize=4096)  # events in the same second share the work

@@ -60,6 +60,30 @@ def review(request: ReviewRequest,
     front-end through app.py; None: no model); it is called only when there is something
     for the model to read. ReviewInputError for a diff that cannot be read; a failed model
     part is recorded in ``errors``/``exit_code`` with the static findings still reported."""
+    report, static, parts = _static_stage(request)
+    agent = make_agent() if make_agent is not None and parts else None
+    model: list[ReviewFinding] = []
+    if agent is not None:
+        model = asyncio.run(_model_part(report, agent, parts, static, request.max_reasks))
+    return _finish(report, static, model, bool(parts))
+
+
+async def review_async(request: ReviewRequest,
+                       make_agent: Callable[[], ReviewAgent | None] | None = None
+                       ) -> ReviewReport:
+    """:func:`review` for a front-end with its own event loop (the TUI): the diff and the
+    static part run in a worker thread, the model part on the caller's loop, so that
+    cancelling the calling task stops the model at once (CancelledError is raised)."""
+    report, static, parts = await asyncio.to_thread(_static_stage, request)
+    agent = make_agent() if make_agent is not None and parts else None
+    model: list[ReviewFinding] = []
+    if agent is not None:
+        model = await _model_part(report, agent, parts, static, request.max_reasks)
+    return _finish(report, static, model, bool(parts))
+
+
+def _static_stage(request: ReviewRequest) -> tuple[ReviewReport, list[ReviewFinding], list[Part]]:
+    """Select and parse the diff, run the static part, cut the parts for the model."""
     from aiagent.pipelines.review.chunks import build_parts
     from aiagent.pipelines.review.static import new_side, run_static
 
@@ -71,7 +95,7 @@ def review(request: ReviewRequest,
     report.notes += [f"{f.path}: {f.note}, not reviewed line by line" for f in files if f.note]
     if not files:
         report.notes.append(f"the diff is empty ({sel.label}): nothing to review")
-        return report
+        return report, [], []
     static: list[ReviewFinding] = []
     with new_side(sel, sorted({f.path for f in files if f.status != "deleted"})) as folder:
         if request.static:
@@ -81,32 +105,28 @@ def review(request: ReviewRequest,
         parts = build_parts(files, folder, request.budget_chars)
     report.parts = len(parts)
     report.timings["parts"] = time.perf_counter() - clock
-    model: list[ReviewFinding] = []
-    agent = make_agent() if make_agent is not None and parts else None
-    if agent is not None:
-        model = _model_part(report, agent, parts, static, request.max_reasks)
-    elif parts:
+    return report, static, parts
+
+
+def _finish(report: ReviewReport, static: list[ReviewFinding], model: list[ReviewFinding],
+            had_parts: bool) -> ReviewReport:
+    if had_parts and not report.model_used:
         report.notes.append(NO_MODEL_NOTE)
     report.findings = merge(static, model)
     return report
 
 
-def _model_part(report: ReviewReport, agent: ReviewAgent, parts: list[Part],
-                static: list[ReviewFinding], max_reasks: int) -> list[ReviewFinding]:
-    async def go() -> list[ReviewFinding]:
-        try:
-            outcome = await review_parts(agent, parts, report.files,
-                                         label=report.label, static=static,
-                                         max_reasks=max_reasks)
-        finally:
-            await agent.aclose()
-        report.reasks, report.discarded = outcome.reasks, outcome.discarded
-        return outcome.findings
-
+async def _model_part(report: ReviewReport, agent: ReviewAgent, parts: list[Part],
+                      static: list[ReviewFinding], max_reasks: int) -> list[ReviewFinding]:
     report.model_used = True
     try:
-        return asyncio.run(go())
+        outcome = await review_parts(agent, parts, report.files, label=report.label,
+                                     static=static, max_reasks=max_reasks)
     except PipelineError as exc:
         report.errors.append(str(exc))
         report.exit_code = exc.exit_code
         return []
+    finally:
+        await agent.aclose()
+    report.reasks, report.discarded = outcome.reasks, outcome.discarded
+    return outcome.findings

@@ -255,20 +255,10 @@ async def diff(app: InteractiveApp, arg: str) -> None:
 
 
 async def review(app: InteractiveApp, arg: str) -> None:
-    """``/review``: the code review's static part on the working tree, shown as Markdown."""
-    from aiagent.pipelines.review import ReviewInputError, ReviewRequest
-    from aiagent.pipelines.review import review as run_review
-    from aiagent.pipelines.review.render import render_markdown
+    """``/review``: the code review of the working tree (with the model when one is set)."""
+    from aiagent.ui.tui.review import review as run_review
 
-    try:
-        report = await asyncio.to_thread(run_review, ReviewRequest(app.workspace))
-    except ReviewInputError as exc:
-        _say(app, f"✗ {exc}", "red")
-        return
-    if report.empty:
-        _say(app, "no changes to review in the working tree")
-        return
-    app.say(render.markdown(render_markdown(report), app.term))
+    await run_review(app, arg)
 
 
 async def undo(app: InteractiveApp, arg: str) -> None:

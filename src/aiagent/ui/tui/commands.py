@@ -111,7 +111,7 @@ def _commands(app: InteractiveApp) -> list[Command]:
         Command("approval-mode", "show or set: " + ", ".join(MODES), actions.approval_mode,
                 lambda arg: [(m, "") for m in MODES]),
         Command("diff", "changes made to files in this session", actions.diff),
-        Command("review", "code review of the working tree (static part)", actions.review),
+        Command("review", "code review of the working tree (static part, and the model's when one is set)", actions.review),
         Command("undo", "restore the files the last turn changed", actions.undo),
         Command("rewind", "go back to before turn N (files and conversation)", actions.rewind,
                 lambda arg: actions.turn_choices(app)),

@@ -1,0 +1,54 @@
+"""The per-shape timestamp shortcut reads the same times as a full parse."""
+
+from __future__ import annotations
+
+from aiagent.pipelines.logs.timeparse import find_time, parse_time, time_at
+
+LINES = [
+    "2024-05-01 12:00:00,668 INFO  [http-11] POST /orders/1 took 11ms",
+    "2024-05-01T12:00:07.123456Z level=error msg=x",
+    '10.1.2.3 - - [01/May/2024:12:00:00 +0200] "GET / HTTP/1.1" 502 1 "-" "-"',
+    "May  1 12:00:00 node-3 worker[5377]: WARN batch 1 slow: 1085ms",
+]
+
+
+def test_time_at_matches_a_full_parse_for_lines_of_the_same_shape() -> None:
+    seen: dict[str, float | None] = {}
+    for line in LINES:
+        at, where = find_time(line)
+        assert where is not None and at == parse_time(line)
+        later = line.replace("12:00:0", "13:41:5").replace(" 1 ", " 9 ")
+        assert time_at(later, where, seen) == parse_time(later) != at
+        assert time_at(later, where, seen) == parse_time(later)  # from ``seen``
+
+
+def test_a_line_that_differs_where_the_stamp_was_is_parsed_in_full() -> None:
+    _, where = find_time(LINES[0])
+    assert where is not None
+    other = "x " + LINES[1]
+    assert time_at(other, where, {}) == parse_time(other) is not None
+    assert time_at("no time here", where, {}) is None
+
+
+def test_the_long_line_check_finds_every_line_over_the_limit() -> None:
+    from aiagent.pipelines.logs.analyzer import _long_line
+
+    limit = 100
+    short = b"x" * 40 + b"\n"
+    for size in (limit + 1, limit + 7, 3 * limit):
+        for before in (0, 1, 33, 57):
+            block = short * before + b"y" * size + b"\n" + short * 3
+            assert _long_line(block, limit), (size, before)
+    assert not _long_line(short * 500, limit)  # short lines: the exact check is skipped
+
+
+def test_a_long_line_inside_a_block_is_cut_at_the_limit() -> None:
+    from aiagent.pipelines.logs.analyzer import Analyzer
+
+    analysis = Analyzer()
+    long_error = b"2024-05-01 12:00:00 ERROR " + b"A" * (analysis.max_line * 2) + b"\n"
+    block = b"2024-05-01 12:00:00 INFO ok\n" * 5 + long_error + b"2024-05-01 12:00:01 INFO ok\n"
+    analysis.feed(block)
+    analysis.finish()
+    assert analysis.lines == 7
+    assert analysis.levels and max(map(len, analysis._keys)) == analysis.max_line  # cut there
