@@ -65,6 +65,20 @@ def test_every_builtin_declares_its_effect() -> None:
                     "schedule_task"},
         "network": {"web_fetch", "web_search"},
     }
+    apple = {  # tools/apple: what each declares (simctl, codesign and xcodebuild -list only look)
+        "read": {"codesign_doctor", "codesign_info", "codesign_verify", "sim_list", "sim_log",
+                 "swift_add_dep", "swift_build", "swift_remove_dep", "swift_resolve", "swift_test",
+                 "xcode_assets", "xcode_data_model", "xcode_project_info"},
+        "write": {"sim_record", "sim_screenshot", "swift_add_dep", "swift_build", "swift_remove_dep",
+                  "swift_resolve", "swift_test", "xcode_archive", "xcode_build", "xcode_clean",
+                  "xcode_export", "xcode_test"},
+        "execute": {"sim_boot", "sim_install", "sim_launch", "sim_record", "sim_screenshot",
+                    "sim_shutdown", "swift_build", "swift_resolve", "swift_test", "xcode_archive",
+                    "xcode_build", "xcode_clean", "xcode_export", "xcode_test", "xcrun"},
+        "network": {"swift_resolve", "xcode_export"},
+    }
+    for kind, names in apple.items():
+        expected[kind] |= names
     for name in BUILTIN_TOOLS:
         effect = effect_of(builtin(name))
         assert effect is not UNDECLARED, f"{name} declares no effect"

@@ -43,9 +43,9 @@ class MeteredFake(FakeLLM):
     """Reports input tokens like a real provider would (about four characters a token)
     instead of the script's fixed usage."""
 
-    def next_turn(self) -> tuple[Turn, int]:
+    def next_turn(self, request: dict[str, Any] | None = None) -> tuple[Turn, int]:
         with self._lock:
-            body = self.requests[-1]["json"] if self.requests else {}
+            body = request if request is not None else (self.requests[-1]["json"] if self.requests else {})
         turn, serial = self._pick(body if isinstance(body, dict) else {})
         return replace(turn, usage=(len(json.dumps(body)) // 4, turn.usage[1])), serial
 

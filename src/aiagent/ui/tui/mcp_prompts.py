@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 
 
 def manager_of(app: InteractiveApp) -> Any:
-    built = app.parts.app if app.parts is not None else None
-    return getattr(built, "mcp", None) if app.agent is not None else None
+    parts = getattr(app, "parts", None)
+    built = getattr(parts, "app", None)
+    return getattr(built, "mcp", None) if getattr(app, "agent", None) is not None else None
 
 
 def warm(app: InteractiveApp) -> asyncio.Future[None] | None:
