@@ -33,6 +33,7 @@ from aiagent.wiki.briefing import (
     deep_briefing,
     module_briefing,
     module_centrality,
+    page_briefing,
     synthesis_briefing,
 )
 from aiagent.wiki.cluster import Module
@@ -88,11 +89,12 @@ class Analysis:
     modules: dict[str, dict[str, Any]] = field(default_factory=dict)
     synthesis: dict[str, Any] | None = None
     deep: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pages: dict[str, dict[str, Any]] = field(default_factory=dict)  # path -> {"key", "answer"}
     report: Report = field(default_factory=Report)
 
     def stored(self, depth: str) -> dict[str, Any]:
         return {"prompts": prompts_version(), "depth": depth, "modules": self.modules,
-                "synthesis": self.synthesis, "deep": self.deep}
+                "synthesis": self.synthesis, "deep": self.deep, "pages": self.pages}
 
 
 @cache
@@ -110,8 +112,8 @@ def schema(kind: str) -> dict[str, Any]:
 def prompts_version() -> str:
     digest = hashlib.sha256()
     for name in ("analysis.toml", "module.schema.json", "synthesis.schema.json", "deepdive.schema.json",
-                 "prompts/system.md", "prompts/module.md", "prompts/synthesis.md", "prompts/deepdive.md",
-                 "prompts/fix.md"):
+                 "page.schema.json", "prompts/system.md", "prompts/module.md", "prompts/synthesis.md",
+                 "prompts/deepdive.md", "prompts/page.md", "prompts/fix.md"):
         digest.update(name.encode() + b"\0" + _data(name).encode() + b"\0")
     return "model-" + digest.hexdigest()[:16]
 
@@ -298,6 +300,30 @@ async def _synthesis_and_deep(run: _Run, stored: dict[str, Any], steps: list[str
                 analysis.deep[m.id] = answer
 
 
+async def _steering_pages(run: _Run, stored: dict[str, Any]) -> None:
+    """The steering file's pages (at most ``max_pages``), each from its own briefing; a stored
+    answer is reused when no module changed and its title and instructions are the same."""
+    from aiagent.wiki.steeringpages import page_paths, stored_key
+
+    ctx, analysis = run.ctx, run.analysis
+    old = stored.get("pages") if isinstance(stored.get("pages"), dict) else {}
+    fresh = bool(analysis.report.analysed)
+    summaries = {k: str(v.get("summary", "")) for k, v in analysis.modules.items()}
+    todo = []
+    for page, path in page_paths(ctx.steering)[: int(config()["briefing"]["max_pages"])]:
+        kept = old.get(path)
+        if not fresh and isinstance(kept, dict) and kept.get("key") == stored_key(page) \
+                and isinstance(kept.get("answer"), dict):
+            analysis.pages[path] = kept
+        else:
+            todo.append((page, path))
+    answers = await asyncio.gather(*(run.ask("page", page_briefing(ctx, p.title, p.instructions, summaries),
+                                             f"page {path}") for p, path in todo))
+    for (page, path), answer in zip(todo, answers, strict=True):
+        if answer is not None:
+            analysis.pages[path] = {"key": stored_key(page), "answer": answer}
+
+
 async def analyse(ctx: Context, analyst: Analyst, todo: Plan, previous: dict[str, object] | None,
                   say: Say) -> Analysis:
     """Run the passes ``analyst.depth`` asks for; the answers, checked, and the report."""
@@ -307,6 +333,8 @@ async def analyse(ctx: Context, analyst: Analyst, todo: Plan, previous: dict[str
     await _modules(run, todo, stored, say)
     if len(steps) > 1:
         await _synthesis_and_deep(run, stored, steps)
+    if ctx.steering.pages:
+        await _steering_pages(run, stored)
     report = run.analysis.report
     report.cost_usd = analyst.cost(report.usage) if analyst.cost is not None else None
     return run.analysis
