@@ -255,25 +255,63 @@ def _clean(names: Names, value: Any, key: str = "") -> tuple[Any, int]:
     return value, 0
 
 
+def prerequisites(modules: list[Module]) -> dict[str, set[str]]:
+    """For each module, the modules it waits for: every module it imports, except inside an
+    import cycle, where it waits only for those of an earlier round of :func:`levels` (so the
+    cycle is broken where ``levels`` breaks it, and nothing waits in a circle)."""
+    deps = {m.id: set(m.deps_out) - {m.id} for m in modules}
+    reach = {mid: _reachable(mid, deps) for mid in deps}
+    seen: set[str] = set()
+    out: dict[str, set[str]] = {}
+    for round_ in levels(modules):
+        for mid in round_:
+            out[mid] = {d for d in deps[mid] if d in deps and (d in seen or mid not in reach[d])}
+        seen.update(round_)
+    return out
+
+
+def _reachable(start: str, deps: dict[str, set[str]]) -> set[str]:
+    found: set[str] = set()
+    stack = [start]
+    while stack:
+        for dep in deps.get(stack.pop(), ()):
+            if dep not in found and dep in deps:
+                found.add(dep)
+                stack.append(dep)
+    return found
+
+
 async def _modules(run: _Run, todo: Plan, stored: dict[str, Any], say: Say) -> None:
+    """Each module starts as soon as the modules it imports are done (not round by round);
+    ``run.limit`` bounds the calls in flight, and waiters get it leaves first (FIFO)."""
     ctx, analysis = run.ctx, run.analysis
     old = stored.get("modules") if isinstance(stored.get("modules"), dict) else {}
     by_id = {m.id: m for m in ctx.modules}
-    for round_ in levels(ctx.modules):
-        asks = []
-        for mid in round_:
-            if mid in todo.reused and isinstance(old.get(mid), dict):
-                analysis.modules[mid] = old[mid]
-                analysis.report.reused.append(mid)
-            else:
-                asks.append(mid)
-        summaries = {k: str(v.get("summary", "")) for k, v in analysis.modules.items()}
-        briefings = [module_briefing(ctx, by_id[mid], summaries) for mid in asks]
-        answers = await asyncio.gather(*(run.ask("module", b, mid) for mid, b in zip(asks, briefings, strict=True)))
-        for mid, answer in zip(asks, answers, strict=True):
+    waits = prerequisites(ctx.modules)
+    done = {mid: asyncio.Event() for mid in waits}
+
+    async def one(mid: str) -> None:
+        for dep in waits[mid]:
+            await done[dep].wait()
+        if mid in todo.reused and isinstance(old.get(mid), dict):
+            analysis.modules[mid] = old[mid]
+            analysis.report.reused.append(mid)
+        else:
+            summaries = {k: str(analysis.modules[k].get("summary", "")) for k in waits[mid] if k in analysis.modules}
+            answer = await run.ask("module", module_briefing(ctx, by_id[mid], summaries), mid)
             analysis.report.analysed.append(mid)
             if answer is not None:
                 analysis.modules[mid] = answer
+        done[mid].set()
+
+    tasks = [asyncio.create_task(one(mid)) for round_ in levels(ctx.modules) for mid in round_]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 async def _synthesis_and_deep(run: _Run, stored: dict[str, Any], steps: list[str]) -> None:
@@ -354,4 +392,4 @@ def report_lines(report: Report, model: str) -> list[str]:
     return lines
 
 
-__all__ = ["SPAN", "Analyst", "Analysis", "Report", "analyse", "levels", "report_lines"]
+__all__ = ["SPAN", "Analyst", "Analysis", "Report", "analyse", "levels", "prerequisites", "report_lines"]
