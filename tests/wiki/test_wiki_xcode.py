@@ -102,6 +102,17 @@ def test_no_xcode_project_no_page(run_cli, tmp_path: Path) -> None:
     assert PAGE not in pages and "xcode-project" not in pages["code-structure/overview.md"]
 
 
+def test_steering_exclude_applies(run_cli, tmp_path: Path) -> None:
+    repo = ios_app(tmp_path)
+    package_only(repo / "Shelf")
+    (repo / ".agent").mkdir()
+    (repo / ".agent" / "wiki.yaml").write_text("exclude: [Shelf/]\n")
+    proc = run_cli("wiki", str(repo), "--no-security")
+    assert proc.returncode == 0, proc.stderr
+    page = wiki_pages(repo / "docs" / "wiki")[PAGE]
+    assert "## Project `NotesApp.xcodeproj`" in page and "Shelf" not in page
+
+
 def test_broken_pbxproj_is_said_on_the_page_and_the_wiki_is_written(run_cli, tmp_path: Path) -> None:
     repo = ios_app(tmp_path)
     pbx = repo / "NotesApp.xcodeproj" / "project.pbxproj"

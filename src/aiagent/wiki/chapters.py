@@ -31,7 +31,7 @@ def code_structure(ctx: Context) -> list[Page]:
                                      for c in model.config[:MAX_ROWS]])]
     from aiagent.wiki.xcodepage import PATH, xcode_pages
 
-    xcode = xcode_pages(model.root, ctx.diagram_format, skip=(ctx.links.output,))
+    xcode = xcode_pages(model.root, ctx.diagram_format, (ctx.links.output,), ctx.steering)
     if xcode:
         body += ["", "## Xcode project", "", f"Targets, schemes and build phases: [Xcode project]"
                  f"({page_link(path, PATH)})."]

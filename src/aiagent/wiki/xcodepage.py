@@ -15,6 +15,7 @@ from typing import Any
 
 from aiagent.wiki.diagrams import Graph, fenced
 from aiagent.wiki.pages import Page, cell, code, table
+from aiagent.wiki.steering import Steering
 
 PATH = "code-structure/xcode-project.md"
 MAX_PROJECTS = 10
@@ -22,13 +23,17 @@ MAX_PACKAGES = 20
 MAX_ROWS = 100
 
 
-def xcode_pages(root: Path, diagram_format: str, skip: tuple[Path, ...] = ()) -> list[Page]:
-    """The page, or nothing when ``root`` holds no Xcode project and no Swift package."""
+def xcode_pages(root: Path, diagram_format: str, skip: tuple[Path, ...] = (),
+                steering: Steering | None = None) -> list[Page]:
+    """The page, or nothing when ``root`` holds no Xcode project and no Swift package (the
+    steering file's include/exclude patterns apply as they do to the scan)."""
     from aiagent.tools.apple.discovery import describe_package, describe_project, find_projects
 
     found = find_projects(root)
-    projects = [p for p in found["projects"] if not _under(p, skip)][:MAX_PROJECTS]
-    packages = [p for p in found["packages"] if not _under(p, skip)][:MAX_PACKAGES]
+    wanted = _steered(root, steering or Steering())
+    projects = [p for p in found["projects"] if not _under(p, skip) and wanted(p / "project.pbxproj")]
+    packages = [p for p in found["packages"] if not _under(p, skip) and wanted(p)]
+    projects, packages = projects[:MAX_PROJECTS], packages[:MAX_PACKAGES]
     if not projects and not packages:
         return []
     body = ["# Xcode project", "", "Targets, schemes, build phases and dependencies, read from "
@@ -49,6 +54,19 @@ def _read(describe: Any, path: Path, root: Path) -> dict[str, Any]:
         rel = path.relative_to(root) if root in path.parents else path
         info = {"path": str(rel), "error": f"{rel}: cannot be read: {type(exc).__name__}"}
     return info
+
+
+def _steered(root: Path, steering: Steering) -> Any:
+    import pathspec
+
+    include = pathspec.GitIgnoreSpec.from_lines(steering.include) if steering.include else None
+    exclude = pathspec.GitIgnoreSpec.from_lines(steering.exclude)
+
+    def wanted(path: Path) -> bool:
+        rel = path.relative_to(root).as_posix() if root in path.parents else path.name
+        return (include is None or include.match_file(rel)) and not exclude.match_file(rel)
+
+    return wanted
 
 
 def _under(path: Path, skip: tuple[Path, ...]) -> bool:
