@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_wiki_cli import check_links, make_repo, wiki_pages
+from test_wiki_cli import MKDOCS, check_links, make_repo, wiki_pages
 from test_wiki_model_passes import good_answer, kind_of, prompt_of, run_wiki
 
 from aiagent.testing import FakeLLM, Turn
@@ -78,6 +79,10 @@ def test_without_a_model_each_page_is_a_placeholder_in_the_nav(run_cli: Any, rep
     nav = (out / "mkdocs.yml").read_text()
     assert "Guides:" in nav and GOOD in nav and BAD in nav
     check_links(out / "docs", pages)
+    built = subprocess.run([str(MKDOCS), "build", "--strict", "-q", "-d", str(tmp_path / "html")],
+                           cwd=out, capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "html" / "guides" / "getting-started" / "index.html").is_file()
 
 
 def test_with_a_model_the_pages_are_written_checked_and_reused(run_cli: Any, repo: Path) -> None:

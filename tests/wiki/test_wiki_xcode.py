@@ -12,12 +12,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_wiki_cli import check_links, wiki_pages
+from test_wiki_cli import MKDOCS, check_links, wiki_pages
 from test_wiki_diagrams import blocks, need_mermaid
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ios-app"
 PAGE = "code-structure/xcode-project.md"
-MKDOCS = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "mkdocs"
+
 PACKAGE = """// swift-tools-version:5.9
 import PackageDescription
 
@@ -126,6 +126,19 @@ def test_broken_pbxproj_is_said_on_the_page_and_the_wiki_is_written(run_cli, tmp
     assert "| `NotesApp` | `NotesApp` | `NotesAppTests` | yes |" in page  # schemes still read
     assert "## Swift package `Shelf`" in page and "`ShelfKitTests`" in page
     assert "index.md" in pages and "modules/index.md" in pages and "architecture/overview.md" in pages
+
+
+def test_dangling_references_are_listed_and_the_rest_is_read(run_cli, tmp_path: Path) -> None:
+    repo = ios_app(tmp_path)
+    pbx = repo / "NotesApp.xcodeproj" / "project.pbxproj"
+    text = pbx.read_text()
+    pbx.write_text(text.replace("A10000000000000000000020 /* NotesAppTests */,", "A1FFFFFFFFFFFFFFFFFFFFFF,", 1))
+    assert pbx.read_text() != text
+    proc = run_cli("wiki", str(repo), "--no-security")
+    assert proc.returncode == 0, proc.stderr
+    page = wiki_pages(repo / "docs" / "wiki")[PAGE]
+    assert "### Problems in the project file" in page and "A1FFFFFFFFFFFFFFFFFFFFFF" in page
+    assert "application" in table_row(page, "`NotesApp`")
 
 
 def test_hostile_names_stay_inert(run_cli, tmp_path: Path) -> None:
