@@ -2,6 +2,7 @@
 overhead, and how wall time scales with the number of calls and the concurrency.
 
     .venv/bin/python bench/bench_wiki_model.py [--path src/aiagent] [--latency 0.2] [--runs 3]
+        [--modules 10 20 40] [--concurrency 1 4 8]
 
 The code model of ``--path`` (default: this repository's own source) is built once; the
 passes (``--depth``, default quick: one call per module) then run in-process through the
@@ -9,9 +10,13 @@ real provider stack (``app.make_provider``, OpenAI wire format) against FakeLLM 
 which sleeps ``--latency`` seconds before answering each call. The number of calls is varied
 by clustering into at most 10, 20 or 40 modules; concurrency is 1, 4 and 8. For each, the
 median wall time of ``--runs`` runs is printed beside ``calls × latency / concurrency`` (what
-perfect overlap would cost; the bottom-up rounds keep the real figure above it) and the
+perfect overlap would cost; waiting for imported modules keeps the real figure above it) and the
 overhead measured with zero latency (briefings, checks, HTTP, JSON): NFR-3 asks < 10 min
 for 50k lines.
+
+Scheduling before/after: run the same script with ``PYTHONPATH`` pointing at another
+checkout's ``src`` (for example one exported with ``git archive``) to time that version's
+passes with this harness (docs/wiki.md gives the figures).
 """
 
 from __future__ import annotations
@@ -98,16 +103,22 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--depth", choices=["quick", "standard", "deep"], default="quick")
+    parser.add_argument("--modules", type=int, nargs="+", default=[10, 20, 40])
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8])
     args = parser.parse_args()
+    import aiagent.wiki.passes as passes
+
+    print(f"passes: {passes.__file__}")
     started = time.perf_counter()
-    contexts = {n: build(args.path.resolve(), n) for n in (10, 20, 40)}
-    lines = contexts[10].model.total_lines
-    print(f"project: {args.path} — {len(contexts[10].model.files)} files, {lines} lines "
-          f"(code model built 3x in {time.perf_counter() - started:.1f} s)")
+    contexts = {n: build(args.path.resolve(), n) for n in args.modules}
+    first = contexts[args.modules[0]]
+    lines = first.model.total_lines
+    print(f"project: {args.path} — {len(first.model.files)} files, {lines} lines "
+          f"(code model built {len(contexts)}x in {time.perf_counter() - started:.1f} s)")
     print(f"latency per call: {args.latency:.2f} s, depth {args.depth}, median of {args.runs} runs\n")
     print(f"{'modules':>7} {'calls':>5} {'conc':>4} {'wall s':>7} {'ideal s':>7} {'overhead s':>10} {'s/call':>7}")
     for ctx in contexts.values():
-        for concurrency in (1, 4, 8):
+        for concurrency in args.concurrency:
             bare, _ = median_run(ctx, 0.0, args.depth, concurrency, args.runs)
             wall, calls = median_run(ctx, args.latency, args.depth, concurrency, args.runs)
             ideal = calls * args.latency / concurrency

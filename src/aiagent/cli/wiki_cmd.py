@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @click.option("--format", "fmt", type=click.Choice(["markdown", "mkdocs", "hugo", "docusaurus"]),
               default="markdown", show_default=True,
               help="Plain Markdown pages, or an MkDocs, Hugo or Docusaurus project.")
-@click.option("--diagrams", type=click.Choice(["mermaid", "dot"]), default="mermaid", show_default=True,
+@click.option("--diagrams", type=click.Choice(["mermaid", "dot", "d2"]), default="mermaid", show_default=True,
               help="Diagram format.")
 @click.option("--full", is_flag=True, help="Regenerate everything (ignore the manifest).")
 @click.option("--no-security", is_flag=True, help="Leave out the security chapter (no audit).")

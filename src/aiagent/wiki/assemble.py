@@ -28,6 +28,7 @@ class Context:
     summaries: dict[str, str] = field(default_factory=dict)  # module id -> summary (model passes)
     sections: dict[str, list[str]] = field(default_factory=dict)  # page path -> Markdown added at its end
     extra_pages: list[Page] = field(default_factory=list)  # pages only the model passes write
+    page_note: str = "no model was configured for this run"  # why a steering page is a placeholder
 
     def module_of(self) -> dict[str, Module]:
         return {rel: m for m in self.modules for rel in m.files}
@@ -38,8 +39,11 @@ def assemble(ctx: Context) -> list[Page]:
 
     pages = [overview(ctx), architecture(ctx), dependencies(ctx), modules_index(ctx)]
     pages += [module_page(ctx, m) for m in ctx.modules]
+    from aiagent.wiki.steeringpages import missing_pages
+
     pages += code_structure(ctx) + testing(ctx) + security(ctx) + [glossary(ctx)]
-    return [with_sections(ctx, p) for p in pages + ctx.extra_pages]
+    pages += ctx.extra_pages + missing_pages(ctx.steering, {p.path for p in ctx.extra_pages}, ctx.page_note)
+    return [with_sections(ctx, p) for p in pages]
 
 
 def with_sections(ctx: Context, page: Page) -> Page:
@@ -71,6 +75,11 @@ def overview(ctx: Context) -> Page:
              "## Architecture", "", fenced(architecture_graph(ctx), ctx.diagram_format)]
     if ctx.steering.notes:
         body += ["", "## Notes", ""] + [f"- {cell(n)}" for n in ctx.steering.notes]
+    if ctx.steering.pages:
+        from aiagent.wiki.steeringpages import page_paths
+
+        body += ["", "## Guides", ""] + [f"- [{cell(p.title)}]({page_link(path, dst)})"
+                                         for p, dst in page_paths(ctx.steering)]
     return Page(path, "Overview", "\n".join(body) + "\n")
 
 

@@ -164,3 +164,26 @@ def deep_briefing(ctx: Context, m: Module, summary: str) -> str:
     _symbols(ctx, m, budget, int(cfg["max_symbols"]))
     _snippets(ctx, ranked_symbols(ctx, m)[: int(cfg["max_snippets"]) * 2], budget, int(cfg["snippet_lines"]) * 2)
     return budget.text()
+
+
+def page_briefing(ctx: Context, title: str, instructions: str, summaries: dict[str, str]) -> str:
+    """A steering-file page: its title and instructions (project text, capped), the audience
+    and notes, the modules most central first with their summaries, the most called symbols."""
+    cfg = config()["briefing"]
+    budget = Budget(int(cfg["max_chars"]))
+    budget.add(f"Page title: {_one(title, 200)}")
+    budget.add(f"Instructions from the steering file: {_one(instructions, int(cfg['max_instructions']))}")
+    if ctx.steering.audience:
+        budget.add(f"Audience: {_one(ctx.steering.audience)}")
+    for note in ctx.steering.notes:
+        budget.add(f"Note to respect: {_one(note)}")
+    budget.add(f"\nProject: {ctx.model.root.name}: {len(ctx.model.files)} source files, "
+               f"{ctx.model.total_lines} lines, {len(ctx.modules)} modules.")
+    budget.add("\nEntry points:")
+    for where, what in ctx.model.entry_points[:20]:
+        budget.add(f"- {where}: {_one(what)}")
+    budget.add("\nModules, most central first (id, files, summary):")
+    for m in module_centrality(ctx)[: int(cfg["max_modules"])]:
+        budget.add(f"- {m.title} (id {m.id}, {len(m.files)} files): {_one(summaries.get(m.id, '(no summary)'), 600)}")
+    _most_called(ctx, budget)
+    return budget.text()

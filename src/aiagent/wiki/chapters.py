@@ -29,7 +29,13 @@ def code_structure(ctx: Context) -> list[Page]:
             "", "## Configuration files", "",
             table(["file", "kind"], [[f"[{cell(c.rel)}]({ctx.links.source(path, c.rel)})", c.language]
                                      for c in model.config[:MAX_ROWS]])]
-    return [Page(path, "Code structure", "\n".join(body) + "\n"), _key_abstractions(ctx)]
+    from aiagent.wiki.xcodepage import PATH, xcode_pages
+
+    xcode = xcode_pages(model.root, ctx.diagram_format, (ctx.links.output,), ctx.steering)
+    if xcode:
+        body += ["", "## Xcode project", "", f"Targets, schemes and build phases: [Xcode project]"
+                 f"({page_link(path, PATH)})."]
+    return [Page(path, "Code structure", "\n".join(body) + "\n"), _key_abstractions(ctx), *xcode]
 
 
 def _key_abstractions(ctx: Context) -> Page:

@@ -1,4 +1,4 @@
-"""Stage 4: diagrams from typed graphs — Mermaid (the default, ADR-005) and Graphviz DOT.
+"""Stage 4: diagrams from typed graphs — Mermaid (the default, ADR-005), Graphviz DOT and D2.
 
 Node ids are generated (``n0``, ``n1`` …), never taken from the code; labels are escaped
 for each format, so every diagram parses by construction. A graph bigger than ``max_nodes``
@@ -106,7 +106,38 @@ def to_dot(graph: Graph, max_nodes: int = MAX_NODES) -> str:
     return "\n".join(lines)
 
 
+def d2_label(label: str) -> str:
+    """A double-quoted D2 string: backslash, quote and ``$`` (substitution) escaped, control
+    characters as spaces."""
+    out = []
+    for ch in _short(label):
+        if ch in '\\"$':
+            out.append("\\" + ch)
+        else:
+            out.append(ch if ord(ch) >= 32 else " ")
+    return '"' + "".join(out) + '"'
+
+
+def to_d2(graph: Graph, max_nodes: int = MAX_NODES) -> str:
+    """D2 source: generated ids, groups as containers (``g0.n1``), weights as edge labels."""
+    graph = collapse(graph, max_nodes)
+    ids = _ids(graph)
+    groups = {g: f"g{i}" for i, g in enumerate(sorted(set(graph.groups.values())))}
+    path = {k: f"{groups[graph.groups[k]]}.{ids[k]}" if k in graph.groups else ids[k] for k in graph.nodes}
+    lines = ["direction: right"]
+    for group, gid in groups.items():
+        lines.append(f"{gid}: {d2_label(group)} {{")
+        lines += [f"  {ids[k]}: {d2_label(graph.nodes[k])}" for k in graph.nodes if graph.groups.get(k) == group]
+        lines.append("}")
+    lines += [f"{ids[k]}: {d2_label(v)}" for k, v in graph.nodes.items() if k not in graph.groups]
+    for (a, b), weight in sorted(graph.edges.items(), key=lambda e: (ids[e[0][0]], ids[e[0][1]])):
+        lines.append(f"{path[a]} -> {path[b]}" + (f": {d2_label(str(weight))}" if weight > 1 else ""))
+    return "\n".join(lines)
+
+
 def fenced(graph: Graph, fmt: str = "mermaid", max_nodes: int = MAX_NODES) -> str:
     if fmt == "dot":
         return f"```dot\n{to_dot(graph, max_nodes)}\n```"
+    if fmt == "d2":
+        return f"```d2\n{to_d2(graph, max_nodes)}\n```"
     return f"```mermaid\n{to_mermaid(graph, max_nodes)}\n```"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from aiagent.wiki.diagrams import Graph, to_dot, to_mermaid
+from aiagent.wiki.diagrams import Graph, to_d2, to_dot, to_mermaid
 
 MAX_NODES = 40
 _ID = r"[A-Za-z_][\w-]{0,40}"
@@ -170,22 +170,24 @@ def _text(text: str, limit: int = 80) -> str:
 
 
 def to_text(diagram: Diagram, fmt: str = "mermaid") -> str:
-    """The diagram written again (Mermaid or DOT), from the parsed form only."""
+    """The diagram written again (Mermaid, DOT or D2), from the parsed form only."""
     if diagram.kind == "flowchart" and diagram.graph is not None:
         if fmt == "dot":
             return to_dot(diagram.graph, MAX_NODES)
+        if fmt == "d2":
+            return to_d2(diagram.graph, MAX_NODES)
         return to_mermaid(diagram.graph, MAX_NODES, diagram.direction)
     seq = diagram.sequence
     assert seq is not None
     ids = {key: f"p{i}" for i, key in enumerate(seq.participants)}
-    if fmt == "dot":
+    if fmt in ("dot", "d2"):
         graph = Graph("sequence")
         for key, label in seq.participants.items():
             graph.add_node(key, label)
         for step in seq.steps:
             if step[0] == "message":
                 graph.add_edge(step[1], step[3])
-        return to_dot(graph, MAX_NODES)
+        return to_d2(graph, MAX_NODES) if fmt == "d2" else to_dot(graph, MAX_NODES)
     lines = ["sequenceDiagram"]
     lines += [f"  participant {ids[k]} as {_text(v, 40)}" for k, v in seq.participants.items()]
     for step in seq.steps:
@@ -202,5 +204,5 @@ def to_text(diagram: Diagram, fmt: str = "mermaid") -> str:
 
 
 def fenced_text(diagram: Diagram, fmt: str = "mermaid") -> str:
-    lang = "dot" if fmt == "dot" else "mermaid"
+    lang = fmt if fmt in ("dot", "d2") else "mermaid"
     return f"```{lang}\n{to_text(diagram, fmt)}\n```"

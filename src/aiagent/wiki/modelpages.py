@@ -32,6 +32,22 @@ def apply(ctx: Context, analysis: Analysis, names: Names) -> None:
             ctx.sections.setdefault(path, []).append(_deep(ctx, names, path, value))
     if analysis.synthesis:
         _synthesis(ctx, names, analysis.synthesis)
+    _steering_pages(ctx, names, analysis)
+
+
+def _steering_pages(ctx: Context, names: Names, analysis: Analysis) -> None:
+    from aiagent.wiki.steeringpages import page_paths, written
+
+    ctx.page_note = "the model gave no valid answer for it in this run"
+    for page, path in page_paths(ctx.steering):
+        stored = analysis.pages.get(path)
+        value = stored.get("answer") if isinstance(stored, dict) else None
+        if not isinstance(value, dict):
+            continue
+        body = [WRITTEN, "", _prose(ctx, names, path, value.get("body"))]
+        points = _bullets(ctx, names, path, value.get("key_points"))
+        body += (["", *points] if points else []) + _diagram(ctx, value.get("diagram"))
+        ctx.extra_pages.append(written(page.title, path, body))
 
 
 def _prose(ctx: Context, names: Names, page: str, text: Any) -> str:

@@ -33,6 +33,7 @@ from aiagent.wiki.briefing import (
     deep_briefing,
     module_briefing,
     module_centrality,
+    page_briefing,
     synthesis_briefing,
 )
 from aiagent.wiki.cluster import Module
@@ -88,11 +89,12 @@ class Analysis:
     modules: dict[str, dict[str, Any]] = field(default_factory=dict)
     synthesis: dict[str, Any] | None = None
     deep: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pages: dict[str, dict[str, Any]] = field(default_factory=dict)  # path -> {"key", "answer"}
     report: Report = field(default_factory=Report)
 
     def stored(self, depth: str) -> dict[str, Any]:
         return {"prompts": prompts_version(), "depth": depth, "modules": self.modules,
-                "synthesis": self.synthesis, "deep": self.deep}
+                "synthesis": self.synthesis, "deep": self.deep, "pages": self.pages}
 
 
 @cache
@@ -110,8 +112,8 @@ def schema(kind: str) -> dict[str, Any]:
 def prompts_version() -> str:
     digest = hashlib.sha256()
     for name in ("analysis.toml", "module.schema.json", "synthesis.schema.json", "deepdive.schema.json",
-                 "prompts/system.md", "prompts/module.md", "prompts/synthesis.md", "prompts/deepdive.md",
-                 "prompts/fix.md"):
+                 "page.schema.json", "prompts/system.md", "prompts/module.md", "prompts/synthesis.md",
+                 "prompts/deepdive.md", "prompts/page.md", "prompts/fix.md"):
         digest.update(name.encode() + b"\0" + _data(name).encode() + b"\0")
     return "model-" + digest.hexdigest()[:16]
 
@@ -253,25 +255,63 @@ def _clean(names: Names, value: Any, key: str = "") -> tuple[Any, int]:
     return value, 0
 
 
+def prerequisites(modules: list[Module]) -> dict[str, set[str]]:
+    """For each module, the modules it waits for: every module it imports, except inside an
+    import cycle, where it waits only for those of an earlier round of :func:`levels` (so the
+    cycle is broken where ``levels`` breaks it, and nothing waits in a circle)."""
+    deps = {m.id: set(m.deps_out) - {m.id} for m in modules}
+    reach = {mid: _reachable(mid, deps) for mid in deps}
+    seen: set[str] = set()
+    out: dict[str, set[str]] = {}
+    for round_ in levels(modules):
+        for mid in round_:
+            out[mid] = {d for d in deps[mid] if d in deps and (d in seen or mid not in reach[d])}
+        seen.update(round_)
+    return out
+
+
+def _reachable(start: str, deps: dict[str, set[str]]) -> set[str]:
+    found: set[str] = set()
+    stack = [start]
+    while stack:
+        for dep in deps.get(stack.pop(), ()):
+            if dep not in found and dep in deps:
+                found.add(dep)
+                stack.append(dep)
+    return found
+
+
 async def _modules(run: _Run, todo: Plan, stored: dict[str, Any], say: Say) -> None:
+    """Each module starts as soon as the modules it imports are done (not round by round);
+    ``run.limit`` bounds the calls in flight, and waiters get it leaves first (FIFO)."""
     ctx, analysis = run.ctx, run.analysis
     old = stored.get("modules") if isinstance(stored.get("modules"), dict) else {}
     by_id = {m.id: m for m in ctx.modules}
-    for round_ in levels(ctx.modules):
-        asks = []
-        for mid in round_:
-            if mid in todo.reused and isinstance(old.get(mid), dict):
-                analysis.modules[mid] = old[mid]
-                analysis.report.reused.append(mid)
-            else:
-                asks.append(mid)
-        summaries = {k: str(v.get("summary", "")) for k, v in analysis.modules.items()}
-        briefings = [module_briefing(ctx, by_id[mid], summaries) for mid in asks]
-        answers = await asyncio.gather(*(run.ask("module", b, mid) for mid, b in zip(asks, briefings, strict=True)))
-        for mid, answer in zip(asks, answers, strict=True):
+    waits = prerequisites(ctx.modules)
+    done = {mid: asyncio.Event() for mid in waits}
+
+    async def one(mid: str) -> None:
+        for dep in waits[mid]:
+            await done[dep].wait()
+        if mid in todo.reused and isinstance(old.get(mid), dict):
+            analysis.modules[mid] = old[mid]
+            analysis.report.reused.append(mid)
+        else:
+            summaries = {k: str(analysis.modules[k].get("summary", "")) for k in waits[mid] if k in analysis.modules}
+            answer = await run.ask("module", module_briefing(ctx, by_id[mid], summaries), mid)
             analysis.report.analysed.append(mid)
             if answer is not None:
                 analysis.modules[mid] = answer
+        done[mid].set()
+
+    tasks = [asyncio.create_task(one(mid)) for round_ in levels(ctx.modules) for mid in round_]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 async def _synthesis_and_deep(run: _Run, stored: dict[str, Any], steps: list[str]) -> None:
@@ -298,6 +338,30 @@ async def _synthesis_and_deep(run: _Run, stored: dict[str, Any], steps: list[str
                 analysis.deep[m.id] = answer
 
 
+async def _steering_pages(run: _Run, stored: dict[str, Any]) -> None:
+    """The steering file's pages (at most ``max_pages``), each from its own briefing; a stored
+    answer is reused when no module changed and its title and instructions are the same."""
+    from aiagent.wiki.steeringpages import page_paths, stored_key
+
+    ctx, analysis = run.ctx, run.analysis
+    old = stored.get("pages") if isinstance(stored.get("pages"), dict) else {}
+    fresh = bool(analysis.report.analysed)
+    summaries = {k: str(v.get("summary", "")) for k, v in analysis.modules.items()}
+    todo = []
+    for page, path in page_paths(ctx.steering)[: int(config()["briefing"]["max_pages"])]:
+        kept = old.get(path)
+        if not fresh and isinstance(kept, dict) and kept.get("key") == stored_key(page) \
+                and isinstance(kept.get("answer"), dict):
+            analysis.pages[path] = kept
+        else:
+            todo.append((page, path))
+    answers = await asyncio.gather(*(run.ask("page", page_briefing(ctx, p.title, p.instructions, summaries),
+                                             f"page {path}") for p, path in todo))
+    for (page, path), answer in zip(todo, answers, strict=True):
+        if answer is not None:
+            analysis.pages[path] = {"key": stored_key(page), "answer": answer}
+
+
 async def analyse(ctx: Context, analyst: Analyst, todo: Plan, previous: dict[str, object] | None,
                   say: Say) -> Analysis:
     """Run the passes ``analyst.depth`` asks for; the answers, checked, and the report."""
@@ -307,6 +371,8 @@ async def analyse(ctx: Context, analyst: Analyst, todo: Plan, previous: dict[str
     await _modules(run, todo, stored, say)
     if len(steps) > 1:
         await _synthesis_and_deep(run, stored, steps)
+    if ctx.steering.pages:
+        await _steering_pages(run, stored)
     report = run.analysis.report
     report.cost_usd = analyst.cost(report.usage) if analyst.cost is not None else None
     return run.analysis
@@ -326,4 +392,4 @@ def report_lines(report: Report, model: str) -> list[str]:
     return lines
 
 
-__all__ = ["SPAN", "Analyst", "Analysis", "Report", "analyse", "levels", "report_lines"]
+__all__ = ["SPAN", "Analyst", "Analysis", "Report", "analyse", "levels", "prerequisites", "report_lines"]

@@ -19,7 +19,8 @@ from aiagent.wiki.pages import Page
 FORMATS = ("markdown", "mkdocs", "hugo", "docusaurus")
 PAGES_DIRS = {"mkdocs": "docs", "hugo": "content", "docusaurus": "docs"}
 SECTIONS = [("Architecture", "architecture/"), ("Modules", "modules/"), ("Code structure", "code-structure/"),
-            ("Testing", "testing/"), ("Security", "security/"), ("Skill pages", "skill-contributed/")]
+            ("Testing", "testing/"), ("Security", "security/"), ("Skill pages", "skill-contributed/"),
+            ("Guides", "guides/"), ("Suggestions", "suggestions/")]
 
 
 def pages_dir(output: Path, fmt: str) -> Path:

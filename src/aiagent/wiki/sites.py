@@ -24,7 +24,8 @@ from urllib.parse import unquote
 from aiagent.wiki.pages import Page
 
 SECTIONS = [("Architecture", "architecture/"), ("Modules", "modules/"), ("Code structure", "code-structure/"),
-            ("Testing", "testing/"), ("Security", "security/"), ("Skill pages", "skill-contributed/")]
+            ("Testing", "testing/"), ("Security", "security/"), ("Skill pages", "skill-contributed/"),
+            ("Guides", "guides/"), ("Suggestions", "suggestions/")]
 LINK = re.compile(r"(?<!\\)\]\(([^)\s]+)\)")
 MAX_DESCRIPTION = 160
 
