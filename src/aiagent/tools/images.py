@@ -35,8 +35,8 @@ def image_part(data: bytes, label: str, size: int | None = None) -> ImagePart | 
     wrong. ``size``: the real size when ``data`` was not read because it is too big."""
     size = len(data) if size is None else size
     if (size + 2) // 3 * 4 > MAX_IMAGE_BASE64:
-        limit = human_size(MAX_IMAGE_BASE64 * 3 // 4)
-        return f"[image {label}, {human_size(size)}: larger than {limit}, not sent]"
+        limit = human_size(MAX_IMAGE_BASE64)
+        return f"[image {label}, {human_size(size)}: more than {limit} once encoded, not sent]"
     try:
         media_type, width, height = _inspect(data)
     except Exception as exc:  # Pillow raises many kinds for a broken file
