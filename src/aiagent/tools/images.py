@@ -40,8 +40,10 @@ def image_part(data: bytes, label: str, size: int | None = None) -> ImagePart | 
     try:
         media_type, width, height = _inspect(data)
     except Exception as exc:  # Pillow raises many kinds for a broken file
-        from PIL import UnidentifiedImageError
+        from PIL import Image, UnidentifiedImageError
 
+        if isinstance(exc, Image.DecompressionBombError):
+            return f"[image {label}: too many pixels (a possible decompression bomb), not sent]"
         if isinstance(exc, UnidentifiedImageError):
             media_type, width, height = None, 0, 0
         else:
@@ -54,12 +56,16 @@ def image_part(data: bytes, label: str, size: int | None = None) -> ImagePart | 
 
 
 def _inspect(data: bytes) -> tuple[str | None, int, int]:
+    import warnings
+
     from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as img:
-        media_type = FORMATS.get(img.format or "")
-        width, height = img.size
-        img.verify()  # structure and checksums, pixels not decoded
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # MAX_SIDE decides
+        with Image.open(io.BytesIO(data)) as img:
+            media_type = FORMATS.get(img.format or "")
+            width, height = img.size
+            img.verify()  # structure and checksums, pixels not decoded
     return media_type, width, height
 
 
