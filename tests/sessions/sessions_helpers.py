@@ -43,7 +43,7 @@ class MeteredFake(FakeLLM):
     """Reports input tokens like a real provider would (about four characters a token)
     instead of the script's fixed usage."""
 
-    def next_turn(self) -> tuple[Turn, int]:
+    def next_turn(self, request: dict[str, Any] | None = None) -> tuple[Turn, int]:
         with self._lock:
             body = self.requests[-1]["json"] if self.requests else {}
         turn, serial = self._pick(body if isinstance(body, dict) else {})
