@@ -278,6 +278,7 @@ class Settings:
             probe_limits=float(net.get("probe_timeout", 2.0)) > 0,
             tool_choice=str(self.get(f"provider.{provider}.tool_choice", "auto")),
             stream=self.get(f"provider.{provider}.stream", True) is not False,
+            vision=self.get(f"provider.{provider}.vision"),
         )
 
     @property

@@ -34,12 +34,59 @@ class ToolUseBlock:
     type: Literal["tool_use"] = "tool_use"
 
 
+#: Most images one tool result carries, and the most base64 characters of one image
+#: (Anthropic's API refuses images past 5 MB once encoded). More, or bigger, become a note.
+MAX_IMAGES_PER_RESULT = 4
+MAX_IMAGE_BASE64 = 5 * 1024 * 1024
+NO_VISION = "this model does not accept images"
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image a tool returned: its media type, its bytes in base64 and its size in
+    pixels (0 when unknown). Checked by the tool layer (see ``tools/images.py``) before it
+    is made; each provider sends it its own way, or a note for a model without vision."""
+
+    media_type: str
+    data: str
+    width: int = 0
+    height: int = 0
+
+    @property
+    def nbytes(self) -> int:
+        """The size of the decoded image."""
+        return len(self.data) * 3 // 4 - self.data[-2:].count("=")
+
+    def describe(self) -> str:
+        """``image/png 1280x800, 34 KB``."""
+        pixels = f" {self.width}x{self.height}" if self.width and self.height else ""
+        return f"{self.media_type}{pixels}, {human_size(self.nbytes)}"
+
+    def note(self, why: str) -> str:
+        """The line a model reads instead of the image."""
+        return f"[image {self.describe()}: {why}]"
+
+
+def human_size(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):.1f} MB"
+    return f"{round(n / 1024)} KB" if n >= 1024 else f"{n} bytes"
+
+
 @dataclass(frozen=True, slots=True)
 class ToolResultBlock:
+    """A tool's answer: its text, and the images it returned (see :class:`ImagePart`)."""
+
     tool_use_id: str
     content: str
     is_error: bool = False
     type: Literal["tool_result"] = "tool_result"
+    images: tuple[ImagePart, ...] = ()
+
+    def text_with_notes(self, why: str) -> str:
+        """The text with one note per image, for a model that cannot see them."""
+        return "\n".join([self.content, *(image.note(why) for image in self.images)]).strip("\n") \
+            if self.images else self.content
 
 
 Block = TextBlock | ToolUseBlock | ToolResultBlock

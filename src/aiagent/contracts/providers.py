@@ -67,6 +67,9 @@ class ProviderConfig:
     # False: ask for the whole answer at once (OpenAI wire only), for servers that cannot
     # stream tool calls; idle_timeout then has to cover the whole generation.
     stream: bool = True
+    # Whether the model accepts images in tool results; None: the built-in table decides
+    # (providers/vision.toml). Without vision a model reads a note for each image.
+    vision: bool | None = None
 
 
 # ---- stream events -------------------------------------------------------------------

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from aiagent.contracts.messages import ImagePart
+
 if TYPE_CHECKING:
     from aiagent.contracts.events import AgentEvent
 
@@ -118,9 +120,13 @@ def command_line(command: Any) -> str:
 
 @dataclass(slots=True)
 class ToolResult:
+    """What a call gives the model: text, and images (at most
+    ``MAX_IMAGES_PER_RESULT``; a model without vision reads a note for each instead)."""
+
     content: str
     is_error: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+    images: list[ImagePart] = field(default_factory=list)
 
 
 @runtime_checkable

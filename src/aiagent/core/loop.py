@@ -375,7 +375,7 @@ class Agent:
         result = await self._guard(self.hooks.after_tool_result(call, result), "a hook")
         content = self.context.fit_result(use.id, result.content)
         emit(ToolResultEvent(use.id, use.name, content, result.is_error))
-        return ToolResultBlock(use.id, content, result.is_error)
+        return ToolResultBlock(use.id, content, result.is_error, images=tuple(result.images))
 
     async def _tool_result(
         self, call: ToolCall, use: ToolUseBlock, emit: Callable[[AgentEvent], None]

@@ -18,6 +18,7 @@ from aiagent.contracts.providers import ToolSpec
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD = 4
 BLOCK_OVERHEAD = 3
+IMAGE_TOKENS = 1600  # what a model bills for an image it scales down to about 1.15 megapixels
 
 
 def text_tokens(text: str) -> int:
@@ -34,7 +35,7 @@ def message_tokens(message: Message) -> int:
             raw = block.raw_input if block.raw_input is not None else json.dumps(block.input)
             total += text_tokens(block.name) + text_tokens(raw)
         elif isinstance(block, ToolResultBlock):
-            total += text_tokens(block.content)
+            total += text_tokens(block.content) + IMAGE_TOKENS * len(block.images)
     return total
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiagent.contracts.messages import (
+    NO_VISION,
     Block,
     Message,
     TextBlock,
@@ -54,7 +55,7 @@ class AnthropicProvider(WireProvider):
 
     def wire_request(self, req: CompletionRequest) -> WireRequest:
         url = messages_url(self.config.base_url)
-        body = request_body(req, tool_choice=self.config.tool_choice)
+        body = request_body(req, tool_choice=self.config.tool_choice, vision=self.vision(req.model))
         return WireRequest(self.name, req.model, url, self._headers(), body)
 
     def decoder(self) -> Decoder:
@@ -75,12 +76,12 @@ def messages_url(base_url: str) -> str:
 # ---- request -------------------------------------------------------------------------
 
 
-def request_body(req: CompletionRequest, tool_choice: str = "auto") -> dict[str, Any]:
+def request_body(req: CompletionRequest, tool_choice: str = "auto", vision: bool = False) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": req.model,
         "max_tokens": req.max_tokens,
         "stream": True,
-        "messages": convert_messages(req.messages),
+        "messages": convert_messages(req.messages, vision),
     }
     if req.system:
         body["system"] = [{"type": "text", "text": req.system, "cache_control": EPHEMERAL}]
@@ -101,10 +102,10 @@ def convert_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     return out
 
 
-def convert_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def convert_messages(messages: list[Message], vision: bool = False) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
-        blocks = [b for b in map(convert_block, _ordered(message)) if b is not None]
+        blocks = [b for b in (convert_block(b, vision) for b in _ordered(message)) if b is not None]
         if blocks:
             out.append({"role": message.role, "content": blocks})
     if out:
@@ -120,7 +121,7 @@ def _ordered(message: Message) -> list[Block]:
     return results + [b for b in message.content if not isinstance(b, ToolResultBlock)]
 
 
-def convert_block(block: Block) -> dict[str, Any] | None:
+def convert_block(block: Block, vision: bool = False) -> dict[str, Any] | None:
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text} if block.text else None
     if isinstance(block, ToolUseBlock):
@@ -128,11 +129,22 @@ def convert_block(block: Block) -> dict[str, Any] | None:
     result: dict[str, Any] = {
         "type": "tool_result",
         "tool_use_id": block.tool_use_id,
-        "content": block.content,
+        "content": _result_content(block, vision),
     }
     if block.is_error:
         result["is_error"] = True
     return result
+
+
+def _result_content(block: ToolResultBlock, vision: bool) -> str | list[dict[str, Any]]:
+    """The text alone (the usual case), or text and image blocks (base64 sources)."""
+    if not block.images or not vision:
+        return block.text_with_notes(NO_VISION)
+    parts: list[dict[str, Any]] = [{"type": "text", "text": block.content}] if block.content else []
+    for image in block.images:
+        source = {"type": "base64", "media_type": image.media_type, "data": image.data}
+        parts.append({"type": "image", "source": source})
+    return parts
 
 
 # ---- response ------------------------------------------------------------------------

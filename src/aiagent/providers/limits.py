@@ -20,6 +20,7 @@ from typing import Any
 from aiagent.contracts.providers import CompletionRequest
 
 CHARS_PER_TOKEN = 3  # on the safe side: a prompt estimated too big only shortens the answer
+IMAGE_TOKENS = 1600  # what one image in a tool result may cost (models scale them down)
 TEMPLATE_MARGIN = 64  # tokens a chat template adds around the messages
 MODEL_KEYS = ("context_length", "max_model_len", "context_window", "max_context_length", "n_ctx")
 
@@ -32,6 +33,7 @@ def prompt_estimate(req: CompletionRequest) -> int:
     for message in req.messages:
         for block in message.content:
             chars += 16 + len(json.dumps(_block_text(block), ensure_ascii=False))
+            chars += len(getattr(block, "images", ())) * IMAGE_TOKENS * CHARS_PER_TOKEN
     for tool in req.tools:
         chars += len(tool.name) + len(tool.description) + len(json.dumps(tool.input_schema))
     return chars // CHARS_PER_TOKEN + TEMPLATE_MARGIN

@@ -12,7 +12,14 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 
-from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from aiagent.contracts.messages import (
+    NO_VISION,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from aiagent.contracts.providers import (
     CompletionRequest,
     ProviderError,
@@ -23,7 +30,7 @@ from aiagent.contracts.providers import (
     UsageReport,
 )
 from aiagent.providers.hosts import host_url
-from aiagent.providers.openai import convert_tools
+from aiagent.providers.openai import ATTACHED, convert_tools
 from aiagent.providers.wire import (
     Decoder,
     WireProvider,
@@ -43,7 +50,8 @@ class OllamaProvider(WireProvider):
 
     def wire_request(self, req: CompletionRequest) -> WireRequest:
         url = join_url(host_url(self.config.base_url), "/api/chat")
-        return WireRequest(self.name, req.model, url, self._headers(), request_body(req))
+        body = request_body(req, self.vision(req.model))
+        return WireRequest(self.name, req.model, url, self._headers(), body)
 
     def decoder(self) -> Decoder:
         return decode_stream
@@ -61,11 +69,11 @@ class OllamaProvider(WireProvider):
 # ---- request -------------------------------------------------------------------------
 
 
-def request_body(req: CompletionRequest) -> dict[str, Any]:
+def request_body(req: CompletionRequest, vision: bool = False) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     if req.system:
         messages.append({"role": "system", "content": req.system})
-    messages += convert_messages(req.messages)
+    messages += convert_messages(req.messages, vision)
     options: dict[str, Any] = {"num_predict": req.max_tokens}
     if req.temperature is not None:
         options["temperature"] = req.temperature
@@ -75,16 +83,18 @@ def request_body(req: CompletionRequest) -> dict[str, Any]:
     return body
 
 
-def convert_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def convert_messages(messages: list[Message], vision: bool = False) -> list[dict[str, Any]]:
     names = {b.id: b.name for m in messages for b in m.tool_uses}
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "assistant":
             out.append(_assistant(message))
             continue
-        for block in message.content:
-            if isinstance(block, ToolResultBlock):
-                out.append(_tool_result(block, names.get(block.tool_use_id, "")))
+        results = [b for b in message.content if isinstance(b, ToolResultBlock)]
+        for block in results:
+            out.append(_tool_result(block, names.get(block.tool_use_id, ""), vision))
+        if vision and any(b.images for b in results):
+            out.append(_images_message(results))
         text = message.text
         if text or not any(isinstance(b, ToolResultBlock) for b in message.content):
             out.append({"role": "user", "content": text})
@@ -104,8 +114,17 @@ def _assistant(message: Message) -> dict[str, Any]:
     return entry
 
 
-def _tool_result(block: ToolResultBlock, name: str) -> dict[str, Any]:
-    return {"role": "tool", "content": block.content, "tool_name": name, "tool_call_id": block.tool_use_id}
+def _tool_result(block: ToolResultBlock, name: str, vision: bool) -> dict[str, Any]:
+    content = block.text_with_notes(ATTACHED if vision else NO_VISION)
+    return {"role": "tool", "content": content, "tool_name": name, "tool_call_id": block.tool_use_id}
+
+
+def _images_message(results: list[ToolResultBlock]) -> dict[str, Any]:
+    """The tool results' images in the ``images`` field (base64) of a user message that
+    follows them: chat templates show a message's images, and not every one a tool's."""
+    calls = ", ".join(b.tool_use_id for b in results if b.images)
+    images = [image.data for b in results for image in b.images]
+    return {"role": "user", "content": f"[images from tool calls {calls}]", "images": images}
 
 
 # ---- response ------------------------------------------------------------------------

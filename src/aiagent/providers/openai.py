@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from aiagent.contracts.messages import (
+    NO_VISION,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from aiagent.contracts.providers import (
     CompletionRequest,
     ProviderError,
@@ -48,6 +55,7 @@ FINISH_REASONS = {
     "function_call": "tool_use",
     "length": "max_tokens",
 }
+ATTACHED = "attached in the next message"
 RETRYABLE_CODES = frozenset({"server_error", "rate_limit_exceeded", "overloaded"})
 
 
@@ -58,7 +66,7 @@ class OpenAIProvider(WireProvider):
         url = join_url(self.config.base_url, "/chat/completions")
         official = urlsplit(url).hostname == "api.openai.com"
         body = request_body(req, official=official, tool_choice=self.config.tool_choice,
-                            stream=self.config.stream)
+                            stream=self.config.stream, vision=self.vision(req.model))
         return WireRequest(self.name, req.model, url, self._headers(), body)
 
     def decoder(self) -> Decoder:
@@ -75,14 +83,15 @@ class OpenAIProvider(WireProvider):
 
 
 def request_body(
-    req: CompletionRequest, *, official: bool = False, tool_choice: str = "auto", stream: bool = True
+    req: CompletionRequest, *, official: bool = False, tool_choice: str = "auto", stream: bool = True,
+    vision: bool = False,
 ) -> dict[str, Any]:
     """The request. ``official`` (api.openai.com) uses ``max_completion_tokens``, which
     newer OpenAI models require; compatible servers know ``max_tokens``."""
     messages: list[dict[str, Any]] = []
     if req.system:
         messages.append({"role": "system", "content": req.system})
-    messages += convert_messages(req.messages)
+    messages += convert_messages(req.messages, vision)
     body: dict[str, Any] = {"model": req.model, "messages": messages, "stream": stream}
     if stream:
         body["stream_options"] = {"include_usage": True}
@@ -108,19 +117,34 @@ def convert_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def convert_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def convert_messages(messages: list[Message], vision: bool = False) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "assistant":
             out.append(_assistant(message))
             continue
-        for block in message.content:
-            if isinstance(block, ToolResultBlock):
-                out.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": block.content})
+        results = [b for b in message.content if isinstance(b, ToolResultBlock)]
+        for block in results:
+            content = block.text_with_notes(ATTACHED if vision else NO_VISION)
+            out.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": content})
+        if vision and any(b.images for b in results):
+            out.append({"role": "user", "content": image_parts(results)})
         text = message.text
         if text or not any(isinstance(b, ToolResultBlock) for b in message.content):
             out.append({"role": "user", "content": text})
     return out
+
+
+def image_parts(results: list[ToolResultBlock]) -> list[dict[str, Any]]:
+    """The images of tool results as one user message's parts: a ``tool`` message takes
+    text only, so they follow the results, each named by the call that returned it."""
+    parts: list[dict[str, Any]] = []
+    for block in results:
+        for image in block.images:
+            parts.append({"type": "text", "text": f"[image from tool call {block.tool_use_id}]"})
+            url = f"data:{image.media_type};base64,{image.data}"
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+    return parts
 
 
 def _assistant(message: Message) -> dict[str, Any]:

@@ -494,6 +494,12 @@ class WireProvider:
     def wire_request(self, req: CompletionRequest) -> WireRequest:
         raise NotImplementedError
 
+    def vision(self, model: str) -> bool:
+        """Whether ``model`` is sent images (else a note for each)."""
+        from aiagent.providers.vision import accepts_images
+
+        return accepts_images(model, self.config.vision)
+
     def decoder(self) -> Decoder:
         raise NotImplementedError
 

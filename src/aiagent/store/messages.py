@@ -10,7 +10,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aiagent.contracts.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import (
+    Block,
+    ImagePart,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 
 
 def block_to_dict(block: Block) -> dict[str, Any]:
@@ -25,10 +32,16 @@ def block_to_dict(block: Block) -> dict[str, Any]:
         if block.input_error is not None:
             data["input_error"] = block.input_error
         return data
-    return {
+    data = {
         "type": "tool_result", "tool_use_id": block.tool_use_id,
         "content": block.content, "is_error": block.is_error,
     }
+    if block.images:  # only then: rows written before images existed read back the same
+        data["images"] = [
+            {"media_type": i.media_type, "data": i.data, "width": i.width, "height": i.height}
+            for i in block.images
+        ]
+    return data
 
 
 def block_from_dict(data: dict[str, Any]) -> Block:
@@ -40,7 +53,12 @@ def block_from_dict(data: dict[str, Any]) -> Block:
             data["id"], data["name"], data["input"], data.get("raw_input"), data.get("input_error")
         )
     if kind == "tool_result":
-        return ToolResultBlock(data["tool_use_id"], data["content"], bool(data.get("is_error")))
+        images = tuple(
+            ImagePart(str(i["media_type"]), str(i["data"]), int(i.get("width", 0)), int(i.get("height", 0)))
+            for i in data.get("images") or ()
+        )
+        return ToolResultBlock(data["tool_use_id"], data["content"], bool(data.get("is_error")),
+                               images=images)
     raise ValueError(f"unknown block type {kind!r}")
 
 

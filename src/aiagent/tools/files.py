@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.contracts.events import FileDiffEvent
-from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
+from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError, ToolResult
 from aiagent.tools import textio
 from aiagent.tools.base import patch_header_paths
 from aiagent.tools.tooldef import (
@@ -73,6 +73,25 @@ def read_slice(path: Path, offset: int, limit: int, text: str | None = None) -> 
     if seen < offset:
         raise ToolError("offset exceeds file length")
     return collected
+
+
+def read_image(path: Path) -> ToolResult | None:
+    """A PNG, JPEG, GIF or WebP file as an image for the model (a note when it cannot be
+    sent); None for any other file."""
+    from aiagent.tools.images import Images, looks_like_image
+
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(16)
+        if not looks_like_image(head):
+            return None
+        images = Images()
+        part = images.add_file(path, path.name)
+    except OSError as err:
+        raise ToolError(f"failed to read file: {_os_error(err)}") from None
+    if part is None:
+        return ToolResult("\n".join(images.notes))
+    return ToolResult(f"{path}: {part.describe()}", images=images.parts)
 
 
 def _open(path: Path, text: str | None = None) -> Any:
@@ -294,6 +313,10 @@ class ReadFileTool(BuiltinTool):
             raise ToolError(f"unknown mode {mode!r}: use \"slice\" or \"indentation\"")
         path = resolve_path(ctx, args["file_path"], field="file_path", reading=True)
         text = await ctx.files.read_text(path) if ctx.files is not None else None
+        image = await in_thread(read_image, path) if text is None else None
+        if image is not None:
+            textio.remember_read(ctx, path)
+            return image
         if mode == "slice":
             lines = await in_thread(read_slice, path, offset, limit, text)
         else:

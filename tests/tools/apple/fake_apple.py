@@ -13,7 +13,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent / "fixtures"
 STATE = Path(os.environ["FAKE_APPLE_DIR"])
-PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000020000000308060000009d74b63b0000000d4944415478da63f8cfc0f01f0005000201a5e1b6a30000000049454e44ae426082")
+# a real 2x3 PNG, and one whose header checksum is wrong (scenario screenshot="broken")
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000002000000030806000000b9eade810000001649444154789c63fccfc0f09f8181818189010ae00c00313b0204ef1e83910000000049454e44ae426082")
+BROKEN_PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000020000000308060000009d74b63b0000000d4944415478da63f8cfc0f01f0005000201a5e1b6a30000000049454e44ae426082")
 
 
 def scenario() -> dict:
@@ -62,7 +64,7 @@ def simctl(args: list[str]) -> int:
         print(f"{args[2]}: 4242")
         return 0
     if cmd == "io" and args[2] == "screenshot":
-        Path(args[3]).write_bytes(PNG)
+        Path(args[3]).write_bytes(BROKEN_PNG if scenario().get("screenshot") == "broken" else PNG)
         print("Detected file type 'PNG' from extension")
         print(f"Wrote screenshot to: {args[3]}", file=sys.stderr)
         return 0

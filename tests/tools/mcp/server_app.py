@@ -2,7 +2,8 @@
 
 Tools: ``echo``, ``add``, ``slow`` (progress notifications), ``hang`` (never answers),
 ``crash`` (the process exits mid-call), ``big`` (a result of N bytes), ``grow`` (adds the
-tool ``extra`` and announces the change); a prompt ``review`` and a resource ``note://hello``.
+tool ``extra`` and announces the change), ``picture`` (images: a PNG, bytes that are not
+one, or five PNGs); a prompt ``review`` and a resource ``note://hello``.
 ``MCP_TEST_SECRET_PROBE`` names an environment variable whose presence ``env_has`` reports.
 """
 
@@ -63,6 +64,26 @@ def crash() -> str:
 def big(size: int) -> str:
     """A result of ``size`` characters."""
     return "x" * size
+
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000002000000030806000000b9eade81000000164944"
+                    "4154789c63fccfc0f09f8181818189010ae00c00313b0204ef1e83910000000049454e44ae426082")
+
+
+@server.tool()
+def picture(kind: str) -> list[object]:
+    """``ok``: text and a 2x3 PNG; ``broken``: bytes that are no image; ``many``: five PNGs."""
+    import base64
+
+    from mcp.types import ImageContent, TextContent
+
+    def image(data: bytes) -> ImageContent:
+        return ImageContent(type="image", data=base64.b64encode(data).decode(), mime_type="image/png")
+
+    if kind == "broken":
+        return [TextContent(type="text", text="a broken picture"), image(b"\x89PNG\r\n\x1a\nnot really")]
+    count = 5 if kind == "many" else 1
+    return [TextContent(type="text", text=f"{count} picture(s)"), *(image(PNG) for _ in range(count))]
 
 
 def extra() -> str:

@@ -43,7 +43,7 @@ def test_reference_server_tools_progress_and_resources(tmp_path: Path) -> None:
             out: dict[str, object] = {}
             out["echo"] = (await McpTool(conn, tools["echo"], 10_000).run({"message": "hi"}, ctx)).content
             out["sum"] = (await McpTool(conn, tools["get-sum"], 10_000).run({"a": 2, "b": 3}, ctx)).content
-            out["image"] = (await McpTool(conn, tools["get-tiny-image"], 10_000).run({}, ctx)).content
+            out["image"] = (await McpTool(conn, tools["get-tiny-image"], 10_000).run({}, ctx)).images
             long = McpTool(conn, tools["trigger-long-running-operation"], 10_000)
             out["long"] = (await long.run({"duration": 1, "steps": 2}, ctx)).content
             out["progress"] = [e.chunk for e in events]  # type: ignore[attr-defined]
@@ -57,7 +57,8 @@ def test_reference_server_tools_progress_and_resources(tmp_path: Path) -> None:
     out = asyncio.run(main())
     assert out["echo"] == "Echo: hi"
     assert "5" in str(out["sum"])
-    assert "[image image/png" in str(out["image"])
+    images = out["image"]  # the tiny image goes through as an image part
+    assert [i.media_type for i in images] == ["image/png"], images  # type: ignore[attr-defined]
     assert "Long running operation completed" in str(out["long"])
     assert len(out["progress"]) == 2  # type: ignore[arg-type]
     assert len(str(out["resource"])) > 20

@@ -17,6 +17,7 @@ from aiagent.tools.apple import simctl
 from aiagent.tools.apple.commands import last_line, run_small
 from aiagent.tools.apple.gating import GatedTool
 from aiagent.tools.apple.schemas import load_schema
+from aiagent.tools.images import Images
 from aiagent.tools.tooldef import int_arg
 from aiagent.tools.workspace import resolve_path
 
@@ -118,8 +119,8 @@ class SimLaunchTool(GatedTool):
 
 class SimScreenshotTool(GatedTool):
     name = "sim_screenshot"
-    description = ("Save a PNG screenshot of a booted simulator; returns its path and size "
-                   "(open the file to look at it).")
+    description = ("Save a PNG screenshot of a booted simulator; returns its path and size, "
+                   "and the image itself to a model that accepts images.")
     effect = ToolEffect.of("execute", "write", path_args=("output_path",))
     input_schema = load_schema("sim_screenshot.json")
 
@@ -130,7 +131,11 @@ class SimScreenshotTool(GatedTool):
         if not out.is_file():
             raise ToolError(f"simctl reported success but wrote no file at {out}")
         info = {"path": str(out), "device": device.name, "bytes": out.stat().st_size, **_png_size(out)}
-        return ToolResult(_json(info), metadata={"image_path": str(out), "media_type": "image/png"})
+        images = Images()
+        await asyncio.to_thread(images.add_file, out, out.name)
+        text = "\n".join([_json(info), *images.notes])
+        return ToolResult(text, metadata={"image_path": str(out), "media_type": "image/png"},
+                          images=images.parts)
 
 
 class SimRecordTool(GatedTool):

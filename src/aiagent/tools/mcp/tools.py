@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiagent.contracts.events import ToolOutputEvent
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError, ToolResult
 from aiagent.tools.mcp.connection import McpConnection, ServerDown
+
+if TYPE_CHECKING:
+    from aiagent.tools.images import Images
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MCP_EFFECT = ToolEffect.of("execute", "network")
@@ -70,7 +73,12 @@ class McpTool:
                                                       cancel=ctx.cancel)
         except ServerDown as exc:
             raise ToolError(str(exc)) from None
-        return ToolResult(cap(result_text(result), self.max_chars), bool(result.is_error))
+        from aiagent.tools.images import Images
+
+        images = Images()
+        text = cap(result_text(result, images), self.max_chars)
+        text = "\n".join([text, *images.notes]) if images.notes else text
+        return ToolResult(text, bool(result.is_error), images=images.parts)
 
 
 class ReadResourceTool:
@@ -106,13 +114,16 @@ class ReadResourceTool:
         return ToolResult(cap("\n".join(parts), self.max_chars))
 
 
-def result_text(result: Any) -> str:
-    """A tool result's content blocks as text for the model (binary parts described)."""
+def result_text(result: Any, images: Images | None = None) -> str:
+    """A tool result's content blocks as text for the model (binary parts described);
+    with ``images``, image parts go there (checked and bounded) instead of a description."""
     parts: list[str] = []
     for block in result.content or []:
         kind = getattr(block, "type", "")
         if kind == "text":
             parts.append(block.text)
+        elif kind == "image" and images is not None:
+            images.add_base64(str(block.data), str(block.mime_type))
         elif kind in ("image", "audio"):
             parts.append(f"[{kind} {block.mime_type}, {len(block.data) * 3 // 4} bytes, not shown]")
         elif kind == "resource":
