@@ -66,3 +66,23 @@ def test_too_big_is_refused_before_reading() -> None:
     note = image_part(b"", "big.png", size=4_000_000)
     assert note == "[image big.png, 3.8 MB: more than 5.0 MB once encoded, not sent]"
     assert isinstance(image_part(_image("PNG"), "ok.png"), ImagePart)
+
+
+def _with_chunk_after_header(png: bytes, chunk: bytes) -> bytes:
+    header_end = 8 + 12 + 13  # signature, then IHDR (13 bytes of data)
+    return png[:header_end] + chunk + png[header_end:]
+
+
+def test_a_damaged_ancillary_chunk_is_dropped_like_browsers_do() -> None:
+    """The MCP reference server's tiny image has an iCCP chunk with a wrong checksum: the
+    image is still sent, without that chunk; a damaged pixel chunk is still refused."""
+    good = _image("PNG")
+    bad_crc = bytearray(_chunk(b"iCCP", b"profile\x00\x00" + b"x" * 40))
+    bad_crc[-1] ^= 0xFF
+    part = image_part(_with_chunk_after_header(good, bytes(bad_crc)), "icc.png")
+    assert isinstance(part, ImagePart) and (part.width, part.height) == (3, 2)
+    assert base64.b64decode(part.data) == good  # the damaged chunk left, nothing else
+    idat_at = good.index(b"IDAT") - 4
+    broken = bytearray(good)
+    broken[idat_at + 8] ^= 0xFF  # the first byte of the pixel data: its checksum no longer holds
+    assert isinstance(image_part(bytes(broken), "pixels.png"), str)

@@ -34,6 +34,7 @@ def image_part(data: bytes, label: str, size: int | None = None) -> ImagePart | 
     """``data`` as an :class:`ImagePart`, or a note (``[image LABEL: why]``) naming what is
     wrong. ``size``: the real size when ``data`` was not read because it is too big."""
     size = len(data) if size is None else size
+    data = drop_damaged_ancillary_chunks(data)
     if (size + 2) // 3 * 4 > MAX_IMAGE_BASE64:
         limit = human_size(MAX_IMAGE_BASE64)
         return f"[image {label}, {human_size(size)}: more than {limit} once encoded, not sent]"
@@ -53,6 +54,33 @@ def image_part(data: bytes, label: str, size: int | None = None) -> ImagePart | 
     if max(width, height) > MAX_SIDE:
         return f"[image {label} {width}x{height}: larger than {MAX_SIDE} pixels a side, not sent]"
     return ImagePart(media_type, base64.b64encode(data).decode("ascii"), width, height)
+
+
+def drop_damaged_ancillary_chunks(data: bytes) -> bytes:
+    """A PNG without its ancillary chunks (colour profile, text, EXIF…) whose checksum is
+    wrong, as libpng and browsers treat them; any other input unchanged. A damaged critical
+    chunk (header, pixels) stays, and the check below refuses the image."""
+    import struct
+    import zlib
+
+    if not data.startswith(MAGIC[0]):
+        return data
+    kept, at, dropped = [data[:8]], 8, False
+    while at + 12 <= len(data):
+        (length,) = struct.unpack(">I", data[at:at + 4])
+        end = at + 12 + length
+        if end > len(data):
+            return data
+        kind, body, (crc,) = data[at + 4:at + 8], data[at + 8:end - 4], struct.unpack(">I", data[end - 4:end])
+        ancillary = bool(kind[0] & 0x20)
+        if ancillary and zlib.crc32(kind + body) & 0xFFFFFFFF != crc:
+            dropped = True
+        else:
+            kept.append(data[at:end])
+        at = end
+        if kind == b"IEND":
+            break
+    return b"".join(kept) if dropped else data
 
 
 def _inspect(data: bytes) -> tuple[str | None, int, int]:
