@@ -5,13 +5,23 @@ mute engine; an untrusted project that tries to define an engine command."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from tests.web.serving import AIAGENT, URL, Event, Served, isolated_env, read_line, sse_events
+from tests.web.serving import (
+    AIAGENT,
+    URL,
+    Event,
+    Served,
+    isolated_env,
+    read_line,
+    sse_events,
+    start_server,
+)
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
@@ -30,6 +40,28 @@ args = ["-c", "echo engine-exploded >&2; exit 3"]
 command = "sh"
 args = ["-c", "echo not-json-rpc; exec sleep 600"]
 startup_timeout = 2
+"""
+# an engine that opens a session, prints garbage, streams a little, then never answers
+# the prompt, reads nothing more (session/cancel, end of input) and ignores SIGTERM
+STUCK = r"""
+import json, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+def say(message):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    message = json.loads(line)
+    method = message.get("method")
+    if method == "initialize":
+        say({"id": message["id"], "result": {"protocolVersion": 1}})
+    elif method == "session/new":
+        say({"id": message["id"], "result": {"sessionId": "s1"}})
+    elif method == "session/prompt":
+        sys.stdout.write("garbage {not json\n[1, 2]\n"); sys.stdout.flush()
+        say({"method": "session/update", "params": {"sessionId": "s1", "update": {
+            "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "thinking"}}}})
+        say({"method": "session/update", "params": {"sessionId": "s1", "update": "bogus"}})
+        while True:
+            time.sleep(1)
 """
 PROJECT_CONFIG = """
 [web.engines.evil]
@@ -53,7 +85,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     (project / ".agent" / "config.toml").write_text(PROJECT_CONFIG)  # untrusted folder
     home = root / "home"
     (home / ".config" / "aiagent").mkdir(parents=True)
-    (home / ".config" / "aiagent" / "config.toml").write_text(USER_CONFIG)
+    (root / "stuck.py").write_text(STUCK)
+    stuck = f'\n[web.engines.stuck]\ncommand = "{sys.executable}"\nargs = ["{root / "stuck.py"}"]\n'
+    (home / ".config" / "aiagent" / "config.toml").write_text(USER_CONFIG + stuck)
     with FakeLLM() as fake:
         env = isolated_env(home)
         env.update(ANTHROPIC_BASE_URL=fake.url, ANTHROPIC_API_KEY="sk-ant-test-123456")
@@ -80,7 +114,7 @@ def new_session(served: Served, engine: str) -> httpx.Response:
 def run_turn(served: Served, sid: str, text: str, answers: dict[str, str] | None = None,
              *, stop_on: str = "") -> list[Event]:
     """POST a message, read its stream; approvals answered from ``answers`` (substring of
-    what is asked -> answer); ``stop_on``: POST stop once a tool's output holds it."""
+    what is asked -> answer); ``stop_on``: POST stop once a text or tool output holds it."""
     events: list[Event] = []
     with httpx.Client(base_url=served.base, headers=served.headers, timeout=120) as c, c.stream("POST", f"/api/sessions/{sid}/messages",
                                                     json={"text": text}) as response:
@@ -91,7 +125,8 @@ def run_turn(served: Served, sid: str, text: str, answers: dict[str, str] | None
                 answer = next((a for k, a in (answers or {}).items() if k in event.data["what"]), "deny")
                 r = c.post(f"/api/sessions/{sid}/approvals/{event.data['id']}", json={"answer": answer})
                 assert r.status_code == 200, r.text
-            if stop_on and event.type == "tool-output" and stop_on in event.data["chunk"]:
+            shown = event.data.get("chunk") or event.data.get("text") or ""
+            if stop_on and event.type in ("tool-output", "text") and stop_on in shown:
                 assert c.post(f"/api/sessions/{sid}/stop").json()["stopped"] is True
     return events
 
@@ -115,7 +150,7 @@ def processes_with(marker: str) -> list[str]:
 def test_engines_listed_and_untrusted_project_engine_refused(served: Served) -> None:
     with served.client() as c:
         engines = c.get("/api/info").json()["engines"]
-    assert engines == ["aiagent", "broken", "inner", "mute"]  # no "evil": the project is untrusted
+    assert engines == ["aiagent", "broken", "inner", "mute", "stuck"]  # no "evil": the project is untrusted
     refused = new_session(served, "evil")
     assert refused.status_code == 400 and "evil" in refused.json()["error"]
     assert not (served.project / "pwned.txt").exists()
@@ -192,3 +227,37 @@ def test_crashing_and_mute_engines_are_errors_and_the_server_stays(served: Serve
     events = run_turn(served, sid, "are you there")
     assert "".join(e.data["text"] for e in events if e.type == "text") == "still here"
     assert served.proc.poll() is None
+
+
+def test_an_engine_that_ignores_cancel_is_killed_and_the_turn_ends(served: Served) -> None:
+    sid = new_session(served, "stuck").json()["id"]
+    started = time.monotonic()
+    events = run_turn(served, sid, "hello?", stop_on="thinking")  # stop once it streams
+    assert events[-1].type == "done" and events[-1].data["stop_reason"] == "interrupted", types(events)
+    assert [e.data["text"] for e in events if e.type == "text"] == ["thinking"]  # garbage skipped
+    assert time.monotonic() - started < 60
+    deadline = time.monotonic() + 20
+    while processes_with("stuck.py") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not processes_with("stuck.py"), "the stuck engine was left running"
+    assert served.proc.poll() is None
+
+
+def test_stopping_the_server_kills_a_running_engine(tmp_path: Path) -> None:
+    (tmp_path / "stuck.py").write_text(STUCK)
+    config = f'[web.engines.stuck]\ncommand = "{sys.executable}"\nargs = ["{tmp_path / "stuck.py"}"]\n'
+    marker = str(tmp_path / "stuck.py")
+    for served in start_server(tmp_path, user_config=config):
+        sid = new_session(served, "stuck").json()["id"]
+        with httpx.Client(base_url=served.base, headers=served.headers, timeout=60) as c, \
+                c.stream("POST", f"/api/sessions/{sid}/messages", json={"text": "hi"}) as response:
+            for event in sse_events(response.iter_lines()):
+                if event.type == "text":
+                    break  # the engine is mid-turn
+        assert processes_with(marker), "the engine is not running"
+        served.proc.terminate()
+        served.proc.wait(20)  # uvicorn ends by re-raising SIGTERM after its shutdown
+    deadline = time.monotonic() + 10
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not processes_with(marker), "the engine outlived the server"

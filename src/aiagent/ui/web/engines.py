@@ -110,6 +110,7 @@ class HostedAgent:
         self._mapper = UpdateMapper()
         self._watchdog: asyncio.TimerHandle | None = None
         self._turn: tuple[int, ...] = ()
+        self._prompt: asyncio.Future[Any] | None = None
 
     # ---- a turn ----------------------------------------------------------------------
 
@@ -126,7 +127,7 @@ class HostedAgent:
             yield DoneEvent("error", "", 0, Usage(), 3)
             return
         assert self.peer is not None
-        prompt = asyncio.ensure_future(self.peer.request(
+        prompt = self._prompt = asyncio.ensure_future(self.peer.request(
             "session/prompt", {"sessionId": self.remote_id, "prompt": [{"type": "text", "text": text}]},
             None))
         async for event in _until(queue, prompt):
@@ -135,12 +136,14 @@ class HostedAgent:
             yield event
 
     def _finish(self, prompt: asyncio.Future[Any]) -> list[AgentEvent]:
+        from aiagent.process.jsonrpc import PeerDied
+
         self._cancel_watchdog()
         answer = self._mapper.text
         if answer:
             self._turn = self.store.append_next(self.session_id, Message("assistant", [TextBlock(answer)]),
                                                 turn=self._turn, model=self.spec.name)
-        error = prompt.exception()
+        error = prompt.exception() if not prompt.cancelled() else PeerDied("the engine was stopped")
         if error is not None:
             self.kill_soon()
             if self.cancelled:
@@ -245,17 +248,18 @@ class HostedAgent:
             self._watchdog = None
 
     def kill_soon(self) -> None:
-        peer, self.peer = self.peer, None
-        if peer is not None:
-            task = asyncio.ensure_future(peer.close(grace=1.0))
-            _KEEP.add(task)
-            task.add_done_callback(_KEEP.discard)
+        task = asyncio.ensure_future(self.aclose())
+        _KEEP.add(task)
+        task.add_done_callback(_KEEP.discard)
 
     async def aclose(self) -> None:
+        """Kill the engine (its process tree); a prompt still waiting ends with it."""
         self._cancel_watchdog()
         peer, self.peer = self.peer, None
         if peer is not None:
             await peer.close(grace=1.0)
+        if self._prompt is not None and not self._prompt.done():
+            self._prompt.cancel()
 
 
 _KEEP: set[asyncio.Task[Any]] = set()
