@@ -234,7 +234,9 @@ class Hub:
         if live is None:
             return
         if live.running and live.task is not None and live.task is not asyncio.current_task():
-            if live.started is not None:
+            if getattr(live.started, "hosted", False):  # another engine: killed, not asked
+                await live.started.agent.aclose()  # type: ignore[union-attr]
+            elif live.started is not None:
                 live.started.agent.cancel()
             else:
                 live.task.cancel()
