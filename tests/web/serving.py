@@ -54,7 +54,11 @@ def isolated_env(home: Path) -> dict[str, str]:
     return env
 
 
-def start_server(root: Path, *args: str, key: bool = True) -> Iterator[Served]:
+def start_server(root: Path, *args: str, key: bool = True, user_config: str = "") -> Iterator[Served]:
+    """``user_config``: the text of the user's own config.toml, if any."""
+    if user_config:
+        (root / "home" / ".config" / "aiagent").mkdir(parents=True, exist_ok=True)
+        (root / "home" / ".config" / "aiagent" / "config.toml").write_text(user_config)
     project = root / "proj"
     project.mkdir()
     (project / "notes.txt").write_text("hello world\n")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.web.serving import Served
+from tests.web.serving import Served, start_server
 
 from aiagent.testing import ToolCall, Turn
 
@@ -24,6 +24,19 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
 CONTROLS = "button, textarea, input, select, summary, a[href]"
 WIDTHS = (320, 360, 768, 1280, 1920)
+
+
+# a second engine, so the page shows its engine selector (its command fails at once)
+ENGINES = """
+[web.engines.other-engine-with-a-long-name]
+command = "sh"
+args = ["-c", "echo no-such-engine >&2; exit 3"]
+"""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    yield from start_server(tmp_path_factory.mktemp("serve"), user_config=ENGINES)
 
 
 @pytest.fixture(scope="module")
@@ -219,6 +232,23 @@ def test_no_control_overlaps_another(page: Any, width: int, artifacts: Path) -> 
         page.screenshot(path=str(artifacts / f"page-{width}-sidebar-{sidebar}.png"))
         assert overlaps(page) == [], f"{width}px, sidebar {sidebar}"
         assert outside(page, width) == [], f"{width}px, sidebar {sidebar}: off screen"
+        assert page.locator("#engine").is_visible()  # checked for overlaps with the rest
         toggle = page.locator("#toggle-sidebar").bounding_box()
         assert toggle["x"] >= 8 and toggle["y"] >= 4  # clear of the window's corner
     page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def test_engine_selector_starts_a_session_on_another_engine(page: Any, served: Served) -> None:
+    options = page.locator("#engine option").all_text_contents()
+    assert options == ["aiagent", "other-engine-with-a-long-name"]
+    page.select_option("#engine", "other-engine-with-a-long-name")
+    page.wait_for_function("() => !document.querySelector('#empty').hidden")
+    page.fill("#input", "hello other engine")
+    page.press("#input", "Enter")
+    page.wait_for_selector(".error-line:has-text('no-such-engine')")  # the engine's error, shown
+    current = page.evaluate("() => sessionStorage.getItem('aiagent.session')")
+    with served.client() as c:
+        assert c.get(f"/api/sessions/{current}").json()["engine"] == "other-engine-with-a-long-name"
+    page.select_option("#engine", "aiagent")  # back to our own engine: a new session again
+    page.wait_for_function("(old) => sessionStorage.getItem('aiagent.session') !== old", arg=current)
+    assert page.locator("#engine").input_value() == "aiagent"

@@ -2,7 +2,8 @@
 
     GET    /api/info                          workspace, provider, model
     GET    /api/sessions                      this folder's sessions, newest first
-    POST   /api/sessions        {title}       a new session
+    POST   /api/sessions        {title, engine}  a new session (engine: aiagent or a
+                                              configured [web.engines.NAME])
     GET    /api/sessions/{id}                 one session with its messages (history)
     PATCH  /api/sessions/{id}   {title}       rename
     DELETE /api/sessions/{id}                 delete (stops its turn first)
@@ -72,8 +73,10 @@ def sse(log: TurnLog, after: int = 0) -> StreamingResponse:
 async def info(request: Request) -> Response:
     hub = hub_of(request)
     settings = hub.app.settings
+    from aiagent.ui.web.engines import OWN, engines_of
+
     return JSONResponse({"workspace": hub.workspace, "provider": settings.provider_name,
-                         "model": settings.model})
+                         "model": settings.model, "engines": [OWN, *engines_of(settings)]})
 
 
 async def sessions(request: Request) -> Response:
@@ -81,7 +84,8 @@ async def sessions(request: Request) -> Response:
     if request.method == "POST":
         data = await read_json(request)
         title = text_field(data, "title", required=False, limit=TITLE_MAX)
-        return JSONResponse(hub.create(title), status_code=201)
+        engine = text_field(data, "engine", required=False, limit=64) or "aiagent"
+        return JSONResponse(hub.create(title, engine), status_code=201)
     return JSONResponse({"sessions": hub.list()})
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, UsageEvent
+from aiagent.ui.web.engines import OWN, PROVIDER, engine_of, engines_of, hosted
 from aiagent.ui.web.turnlog import TurnLog
 from aiagent.ui.web.wire import message_data, to_wire
 
@@ -56,7 +57,8 @@ def usage_cost(model: str, total: Any) -> float | None:
 def info_data(info: SessionInfo) -> dict[str, Any]:
     return {"id": info.id, "title": info.title, "workspace": info.workspace,
             "updated_at": info.updated_at, "created_at": info.created_at,
-            "message_count": info.message_count, "model": info.model}
+            "message_count": info.message_count, "model": info.model,
+            "engine": engine_of(info.provider, info.model)}
 
 
 class Hub:
@@ -88,10 +90,15 @@ class Hub:
             row["running"] = bool(live and live.running)
         return rows
 
-    def create(self, title: str) -> dict[str, Any]:
+    def create(self, title: str, engine: str = OWN) -> dict[str, Any]:
         settings = self.app.settings
-        info = self.store.create(self.workspace, provider=settings.provider_name,
-                                 model=settings.model, title=title)
+        provider, model = settings.provider_name, settings.model
+        if engine != OWN:
+            if engine not in engines_of(settings):
+                raise HubError(400, f"no engine {engine!r} (configure [web.engines.{engine}] in "
+                                    "your own config.toml)")
+            provider, model = PROVIDER, engine
+        info = self.store.create(self.workspace, provider=provider, model=model, title=title)
         return info_data(info)
 
     def open(self, session_id: str) -> dict[str, Any]:
@@ -156,7 +163,8 @@ class Hub:
                     live.approvals[event.id] = event
                 kind, data = to_wire(event, self.app.settings.workspace)
                 if isinstance(event, UsageEvent):
-                    data["cost"] = usage_cost(self.app.settings.model, event.total)
+                    data["cost"] = None if getattr(live.started, "hosted", False) else \
+                        usage_cost(self.app.settings.model, event.total)
                 log.add(kind, data)
                 if isinstance(event, DoneEvent):
                     break
@@ -173,7 +181,15 @@ class Hub:
         from aiagent.core.session import SessionRequest
 
         if live.started is None:
-            live.started = self.app.start(SessionRequest(resume=session_id))
+            info = self.store.get(session_id)
+            engine = engine_of(info.provider, info.model)
+            if engine != OWN:
+                spec = engines_of(self.app.settings).get(engine)
+                if spec is None:
+                    raise HubError(400, f"engine {engine!r} is no longer configured")
+                live.started = hosted(spec, self.app.settings, self.store, session_id)  # type: ignore[assignment]
+            else:
+                live.started = self.app.start(SessionRequest(resume=session_id))
         return live.started.agent
 
     def turn(self, session_id: str, turn_id: str | None) -> TurnLog:
@@ -218,7 +234,9 @@ class Hub:
         if live is None:
             return
         if live.running and live.task is not None and live.task is not asyncio.current_task():
-            if live.started is not None:
+            if getattr(live.started, "hosted", False):  # another engine: killed, not asked
+                await live.started.agent.aclose()  # type: ignore[union-attr]
+            elif live.started is not None:
                 live.started.agent.cancel()
             else:
                 live.task.cancel()

@@ -217,7 +217,8 @@ async function deleteSession(s) {
 }
 
 async function newSession() {
-  const created = await apiJson("POST", "/api/sessions", {});
+  const picker = $("engine");
+  const created = await apiJson("POST", "/api/sessions", picker.hidden ? {} : { engine: picker.value });
   await openSession(created.id);
 }
 
@@ -226,6 +227,9 @@ async function openSession(id) {
   state.session = id;
   sessionStorage.setItem("aiagent.session", id);
   $("title").textContent = data.title || "New session";
+  const picker = $("engine");
+  state.engine = data.engine;
+  if (!picker.hidden && [...picker.options].some((o) => o.value === data.engine)) picker.value = data.engine;
   resetView();
   let messages = data.messages;
   const running = data.turn && data.turn.running;
@@ -526,6 +530,22 @@ function setSidebar(open) {
   localStorage.setItem("aiagent.sidebar", open ? "open" : "closed");
 }
 
+// ---- engines: aiagent, or another ACP agent from [web.engines.NAME] ----------------------
+function showEngines(engines) {
+  const picker = $("engine");
+  if (engines.length < 2) return;  // only our own: no selector
+  picker.replaceChildren(...engines.map((name) => {
+    const option = el("option", "", name);
+    option.value = name;
+    return option;
+  }));
+  picker.hidden = false;
+  picker.addEventListener("change", () => {
+    if (state.running) { picker.value = state.engine; status("Stop the turn first."); return; }
+    newSession().catch((e) => status(e.message, true));
+  });
+}
+
 // ---- start -----------------------------------------------------------------------------
 function readToken() {
   const match = location.hash.match(/token=([\w-]+)/);
@@ -563,6 +583,7 @@ async function start() {
   try {
     const info = await apiJson("GET", "/api/info");
     $("workspace").textContent = info.workspace + " · " + info.model;
+    showEngines(info.engines || []);
     const sessions = await loadSessions();
     await loadSchedules();
     const wanted = sessionStorage.getItem("aiagent.session");
