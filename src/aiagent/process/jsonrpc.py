@@ -180,11 +180,16 @@ class RpcPeer:
                 self._dispatch(line)
         finally:
             self.closed = True
-            await self.running.wait_readers(0.5)  # the rest of stderr, for the death note
-            await self.running.wait_exit(0.5)
-            for future in self._pending.values():
-                if not future.done():
-                    future.set_exception(PeerDied(self.death_note()))
+            try:
+                await self.running.wait_readers(0.5)  # the rest of stderr, for the death note
+                await self.running.wait_exit(0.5)
+            finally:
+                self._fail_pending()  # also when close() cancels this wait
+
+    def _fail_pending(self) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(PeerDied(self.death_note()))
 
     async def _watch_stdout(self) -> None:
         """End of the child's stdout (it exited or closed it) ends the conversation."""
@@ -249,6 +254,7 @@ class RpcPeer:
         await end_gently(self.running, grace)
         for task in (self._reader, self._eof, *self._tasks):
             task.cancel()
+        self._fail_pending()  # a request still waiting gets PeerDied, never hangs
 
     async def kill(self) -> None:
         """Stop the child now (a runaway, a timeout): its whole tree, then close."""
