@@ -22,6 +22,7 @@ from aiagent.security.diffscope import repo_prefix
 from aiagent.security.discovery import Inventory, SourceFile, discover
 from aiagent.security.filescan import (
     FileOutcome,
+    prime_workers,
     scan_one,
     worker_init,
     worker_scan,
@@ -159,7 +160,15 @@ def _run(files: list[SourceFile], config: SecurityConfig, names: list[str],
             if options.progress:
                 options.progress(i, total)
         return out
-    return _run_parallel(files, config, names, jobs, options.progress)
+    for scanner in scanners:  # warm once here; forked workers inherit it
+        warm = getattr(scanner, "warm", None)
+        if warm is not None:
+            warm({f.language for f in files if f.language})
+    prime_workers(scanners, names)
+    try:
+        return _run_parallel(files, config, names, jobs, options.progress)
+    finally:
+        prime_workers([], [])
 
 
 def _run_parallel(files: list[SourceFile], config: SecurityConfig, names: list[str], jobs: int,

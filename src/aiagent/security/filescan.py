@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,10 +49,21 @@ def scan_one(scanners: list[FileScanner], file: SourceFile, data: bytes) -> File
 # --- worker-process side -------------------------------------------------------------
 
 _WORKER_SCANNERS: list[FileScanner] = []
+_INHERITED: tuple[int, tuple[str, ...]] | None = None  # (parent pid, names) of primed scanners
+
+
+def prime_workers(scanners: list[FileScanner], names: list[str]) -> None:
+    """Let forked workers use the parent's (already built and warmed) scanners instead of
+    building their own; a spawned worker, which inherits nothing, still builds them."""
+    global _WORKER_SCANNERS, _INHERITED
+    _WORKER_SCANNERS = scanners
+    _INHERITED = (os.getpid(), tuple(names)) if scanners else None
 
 
 def worker_init(config: SecurityConfig, names: list[str]) -> None:
     global _WORKER_SCANNERS
+    if _INHERITED is not None and _INHERITED[0] == os.getppid() and _INHERITED[1] == tuple(names):
+        return
     _WORKER_SCANNERS = build_file_scanners(config, names)
 
 

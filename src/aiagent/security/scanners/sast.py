@@ -19,7 +19,7 @@ from aiagent.security.scanners.sast_query import (
     report_node,
 )
 from aiagent.security.scanners.sast_rules import SastRule, parse_rule
-from aiagent.security.scanners.sast_taint import taint_matches
+from aiagent.security.scanners.sast_taint import taint_matches, warm_taint
 from aiagent.security.textpos import line_at
 from aiagent.syntax.treesitter import GRAMMARS, available, parse
 
@@ -70,6 +70,15 @@ class SastScanner:
         for lang in self._tree_rules:
             if available(lang):
                 self._query(lang)
+
+    def warm(self, languages: set[str]) -> None:
+        """Compile now what scanning ``languages`` needs (before worker processes fork)."""
+        for lang in sorted(languages):
+            if lang in GRAMMARS and available(lang):
+                if lang in self._tree_rules:
+                    self._query(lang)
+                if self._taint_rules.get(lang):
+                    warm_taint(lang)
 
     def scan_file(self, file: SourceFile, data: bytes) -> list[Finding]:
         findings = self._scan_regex(file, data)
