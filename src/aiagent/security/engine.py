@@ -108,7 +108,8 @@ def _result(inventory: Inventory, config: SecurityConfig, outcomes: list[FileOut
             names: list[str], started: float, cached: int) -> AuditResult:
     skipped = Counter(inventory.skipped)
     skipped.update(o.skipped for o in outcomes if o.skipped)
-    warnings = [*ctx.warnings, *(f"{o.rel}: {o.error}" for o in outcomes if o.error)]
+    warnings = [*ctx.warnings, *(f"{o.rel}: {o.error}" for o in outcomes if o.error),
+                *(f"{o.rel}: {note}" for o in outcomes for note in o.notes)]
     final, chains, scores = finalize(findings, config, inventory)
     return AuditResult(
         root=inventory.root,
@@ -141,7 +142,8 @@ def _scan_files(inventory: Inventory, config: SecurityConfig, names: list[str],
     outcomes = [FileOutcome(**hits[keys[f.rel]]) for f in inventory.files if keys[f.rel] in hits]
     todo = [f for f in inventory.files if keys[f.rel] not in hits]
     fresh = _run(todo, config, names, scanners, options)
-    cache.put_many({keys[o.rel]: _as_dict(o) for o in fresh if keys.get(o.rel) and not o.error})
+    cache.put_many({keys[o.rel]: _as_dict(o) for o in fresh
+                    if keys.get(o.rel) and not o.error and not o.notes})
     cache.close()
     return outcomes + fresh, len(outcomes)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from aiagent.security.config import SecurityConfig
 from aiagent.security.discovery import SourceFile, looks_binary, looks_minified
-from aiagent.security.scanners.base import FileScanner
+from aiagent.security.scanners.base import FileScanner, take_notes
 from aiagent.security.scanners.registry import load_factory
 
 
@@ -19,6 +19,7 @@ class FileOutcome:
     skipped: str = ""
     lines: int = 0
     error: str = ""
+    notes: list[str] = field(default_factory=list)  # rules skipped (load-dependent: not cached)
 
 
 def build_file_scanners(config: SecurityConfig, names: list[str]) -> list[FileScanner]:
@@ -43,6 +44,7 @@ def scan_one(scanners: list[FileScanner], file: SourceFile, data: bytes) -> File
             outcome.findings.extend(f.to_dict() for f in scanner.scan_file(file, data))
         except Exception as exc:  # a scanner bug must not lose the whole audit
             outcome.error = f"{scanner.name}: {type(exc).__name__}: {exc}"
+        outcome.notes.extend(take_notes(scanner))
     return outcome
 
 

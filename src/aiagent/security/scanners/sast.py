@@ -10,7 +10,7 @@ from aiagent.security.config import SecurityConfig
 from aiagent.security.discovery import SourceFile
 from aiagent.security.finding import Finding, Location
 from aiagent.security.redaction import evidence as redacted_evidence
-from aiagent.security.regexsafe import RegexTimeout
+from aiagent.security.regexsafe import RegexTimeout, timeout_note
 from aiagent.security.rulepack import list_packs, load_pack, packs_version
 from aiagent.security.scanners.sast_context import context_text, has_dynamic
 from aiagent.security.scanners.sast_query import (
@@ -61,6 +61,7 @@ class SastScanner:
                     table[lang].append(rule)
         self._regex_rules = [r for r in self.rules if r.kind == "regex"]
         self._queries: dict[str, LanguageQuery] = {}
+        self.notes: list[str] = []  # rules skipped on the last file (see base.take_notes)
 
     def applies_to(self, file: SourceFile) -> bool:
         return bool(file.language) and file.language != "lockfile"
@@ -143,7 +144,7 @@ class SastScanner:
                     end_line = line_no + data.count(b"\n", m.start, max(m.end - 1, m.start))
                     out.append(_finding(rule, file, line_no, end_line, "", line))
             except RegexTimeout:
-                continue
+                self.notes.append(timeout_note(self.name, rule.id, rule.regex))
         return out
 
 
