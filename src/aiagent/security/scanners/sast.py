@@ -8,6 +8,7 @@ from typing import Any
 
 from aiagent.security.config import SecurityConfig
 from aiagent.security.discovery import SourceFile
+from aiagent.security.errors import SecurityConfigError
 from aiagent.security.finding import Finding, Location
 from aiagent.security.redaction import evidence as redacted_evidence
 from aiagent.security.regexsafe import RegexTimeout, timeout_note
@@ -75,11 +76,15 @@ class SastScanner:
     def warm(self, languages: set[str]) -> None:
         """Compile now what scanning ``languages`` needs (before worker processes fork)."""
         for lang in sorted(languages):
-            if lang in GRAMMARS and available(lang):
+            if lang not in GRAMMARS or not available(lang):
+                continue
+            try:
                 if lang in self._tree_rules:
                     self._query(lang)
-                if self._taint_rules.get(lang):
-                    warm_taint(lang)
+            except SecurityConfigError:
+                pass  # a bad rule query is reported per file by scan_file, as without warming
+            if self._taint_rules.get(lang):
+                warm_taint(lang)
 
     def scan_file(self, file: SourceFile, data: bytes) -> list[Finding]:
         findings = self._scan_regex(file, data)
