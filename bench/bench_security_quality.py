@@ -44,7 +44,7 @@ FAMILIES = {
     "xxe": {"CWE-611", "CWE-776"}, "secret": {"CWE-798", "CWE-321", "CWE-259", "CWE-547"},
     "hash": {"CWE-327", "CWE-328", "CWE-916"},
 }
-SOURCE_SUFFIXES = {".py", ".js", ".ts", ".go", ".java", ".php", ".rb"}
+SOURCE_SUFFIXES = {".py", ".js", ".ts", ".go", ".java", ".php", ".rb", ".kt"}
 TEST_PARTS = {"tests", "test", "testing", "__tests__", "examples", "docs"}
 
 

@@ -27,6 +27,10 @@ AWS = 'KEY = "AKIAQ3EGRT7NPLKJ4XYZ"\n'
     ("pkg/views_test.go", "test"),
     ("web/src/app.spec.ts", "test"),
     ("src/test/java/AppTest.java", "test"),
+    ("okhttp/src/jvmTest/kotlin/okhttp3/RecordingAuthenticator.kt", "test"),  # KMP source sets
+    ("app/src/androidTest/java/LoginFlow.kt", "test"),
+    ("okhttp/src/jvmMain/kotlin/okhttp3/Authenticator.kt", "source"),
+    ("src/LoadTesting/runner.kt", "source"),
     ("tests/fixtures/app.py", "fixture"),
     ("pkg/testdata/x.go", "fixture"),
     ("examples/demo/app.py", "example"),

@@ -22,6 +22,7 @@ from aiagent.security.diffscope import repo_prefix
 from aiagent.security.discovery import Inventory, SourceFile, discover
 from aiagent.security.filescan import (
     FileOutcome,
+    prime_workers,
     scan_one,
     worker_init,
     worker_scan,
@@ -107,7 +108,8 @@ def _result(inventory: Inventory, config: SecurityConfig, outcomes: list[FileOut
             names: list[str], started: float, cached: int) -> AuditResult:
     skipped = Counter(inventory.skipped)
     skipped.update(o.skipped for o in outcomes if o.skipped)
-    warnings = [*ctx.warnings, *(f"{o.rel}: {o.error}" for o in outcomes if o.error)]
+    warnings = [*ctx.warnings, *(f"{o.rel}: {o.error}" for o in outcomes if o.error),
+                *(f"{o.rel}: {note}" for o in outcomes for note in o.notes)]
     final, chains, scores = finalize(findings, config, inventory)
     return AuditResult(
         root=inventory.root,
@@ -140,7 +142,8 @@ def _scan_files(inventory: Inventory, config: SecurityConfig, names: list[str],
     outcomes = [FileOutcome(**hits[keys[f.rel]]) for f in inventory.files if keys[f.rel] in hits]
     todo = [f for f in inventory.files if keys[f.rel] not in hits]
     fresh = _run(todo, config, names, scanners, options)
-    cache.put_many({keys[o.rel]: _as_dict(o) for o in fresh if keys.get(o.rel) and not o.error})
+    cache.put_many({keys[o.rel]: _as_dict(o) for o in fresh
+                    if keys.get(o.rel) and not o.error and not o.notes})
     cache.close()
     return outcomes + fresh, len(outcomes)
 
@@ -159,7 +162,15 @@ def _run(files: list[SourceFile], config: SecurityConfig, names: list[str],
             if options.progress:
                 options.progress(i, total)
         return out
-    return _run_parallel(files, config, names, jobs, options.progress)
+    for scanner in scanners:  # warm once here; forked workers inherit it
+        warm = getattr(scanner, "warm", None)
+        if warm is not None:
+            warm({f.language for f in files if f.language})
+    prime_workers(scanners, names)
+    try:
+        return _run_parallel(files, config, names, jobs, options.progress)
+    finally:
+        prime_workers([], [])
 
 
 def _run_parallel(files: list[SourceFile], config: SecurityConfig, names: list[str], jobs: int,

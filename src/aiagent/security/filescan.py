@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiagent.security.config import SecurityConfig
 from aiagent.security.discovery import SourceFile, looks_binary, looks_minified
-from aiagent.security.scanners.base import FileScanner
+from aiagent.security.scanners.base import FileScanner, take_notes
 from aiagent.security.scanners.registry import load_factory
 
 
@@ -18,6 +19,7 @@ class FileOutcome:
     skipped: str = ""
     lines: int = 0
     error: str = ""
+    notes: list[str] = field(default_factory=list)  # rules skipped (load-dependent: not cached)
 
 
 def build_file_scanners(config: SecurityConfig, names: list[str]) -> list[FileScanner]:
@@ -42,16 +44,28 @@ def scan_one(scanners: list[FileScanner], file: SourceFile, data: bytes) -> File
             outcome.findings.extend(f.to_dict() for f in scanner.scan_file(file, data))
         except Exception as exc:  # a scanner bug must not lose the whole audit
             outcome.error = f"{scanner.name}: {type(exc).__name__}: {exc}"
+        outcome.notes.extend(take_notes(scanner))
     return outcome
 
 
 # --- worker-process side -------------------------------------------------------------
 
 _WORKER_SCANNERS: list[FileScanner] = []
+_INHERITED: tuple[int, tuple[str, ...]] | None = None  # (parent pid, names) of primed scanners
+
+
+def prime_workers(scanners: list[FileScanner], names: list[str]) -> None:
+    """Let forked workers use the parent's (already built and warmed) scanners instead of
+    building their own; a spawned worker, which inherits nothing, still builds them."""
+    global _WORKER_SCANNERS, _INHERITED
+    _WORKER_SCANNERS = scanners
+    _INHERITED = (os.getpid(), tuple(names)) if scanners else None
 
 
 def worker_init(config: SecurityConfig, names: list[str]) -> None:
     global _WORKER_SCANNERS
+    if _INHERITED is not None and _INHERITED[0] == os.getppid() and _INHERITED[1] == tuple(names):
+        return
     _WORKER_SCANNERS = build_file_scanners(config, names)
 
 

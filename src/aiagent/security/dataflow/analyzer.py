@@ -21,8 +21,10 @@ from aiagent.security.dataflow.grammar import (
     fixed_name,
 )
 from aiagent.security.dataflow.names import (
+    IMPORT_QUERIES,
     dotted,
     go_imports,
+    in_document_order,
     javascript_imports,
     no_imports,
     python_imports,
@@ -70,8 +72,8 @@ class FileAnalysis:
         self.root = root
         self.spec = spec
         self.grammar: Grammar = GRAMMAR_FAMILIES[language]
-        self.aliases = IMPORTS.get(_family(language), no_imports)(root, language)
         captures = _captures(language, root)
+        self.aliases = IMPORTS.get(_family(language), no_imports)(root, language, captures.get("i", []))
         self.functions = _function_index(captures.get("f", []), self.grammar)
         self._candidate_nodes = captures.get("c", [])
         self.hits: list[SinkHit] = []
@@ -106,10 +108,22 @@ class FileAnalysis:
             target, assign = callee(node, g), False
         else:
             target, assign = node.child_by_field_name("left"), True
-        if target is None:
+        if target is None or not self._maybe_sink(target):
             return False
         raw, name = self.names(target)
         return bool(raw) and bool(self.spec.sinks_for(name, raw, assign))
+
+    def _maybe_sink(self, target: Any) -> bool:
+        """A pre-check on the callee's last name before its dotted name is built."""
+        g, kind = self.grammar, target.type
+        if kind in g.members:
+            member = target.child_by_field_name(g.members[kind][1])
+            last = (member.text or b"") if member is not None else b""
+        elif kind in g.names:
+            last = target.text or b""
+        else:
+            return True
+        return self.spec.maybe_sink(last, target.text or b"", self.aliases)
 
     def holds_candidate(self, node: Any) -> bool:
         return self._holds_candidate(node)
@@ -428,12 +442,15 @@ def _function_index(nodes: list[Any], g: Grammar) -> dict[str, Any]:
 
 
 IMPORTS = {"python": python_imports, "javascript": javascript_imports, "go": go_imports}
-QUERIES = {  # named functions (@f); every call and assignment (@c), kept if it names a sink
-    "python": "(function_definition) @f (call) @c (assignment left: (attribute)) @c",
+QUERIES = {  # named functions (@f); every call and assignment (@c), kept if it names a sink;
+    # imports (@i, names.IMPORT_QUERIES): one query pass per file
+    "python": "(function_definition) @f (call) @c (assignment left: (attribute)) @c "
+              + IMPORT_QUERIES["python"],
     "javascript": "[(function_declaration) (method_definition)] @f"
                   " (variable_declarator value: [(arrow_function) (function_expression)]) @f"
                   " (call_expression) @c (new_expression) @c"
-                  " (assignment_expression left: [(member_expression) (identifier)]) @c",
+                  " (assignment_expression left: [(member_expression) (identifier)]) @c "
+                  + IMPORT_QUERIES["javascript"],
     "java": "[(method_declaration) (constructor_declaration)] @f"
             " [(method_invocation) (object_creation_expression)] @c",
     "go": "[(function_declaration) (method_declaration)] @f (call_expression) @c",
@@ -461,7 +478,16 @@ def _query(language: str) -> Any:
     return tree_sitter.Query(get_language(language), QUERIES[_family(language)])
 
 
+def compile_query(language: str) -> None:
+    """Load the specs and compile the language's query now (both are cached)."""
+    specs()
+    _query(language)
+
+
 def _captures(language: str, root: Any) -> dict[str, list[Any]]:
     import tree_sitter
 
-    return dict(tree_sitter.QueryCursor(_query(language)).captures(root))
+    captures = tree_sitter.QueryCursor(_query(language)).captures(root)
+    # py-tree-sitter returns each capture's nodes in no stable order; what the analysis
+    # takes from them (the first definition of a name) must not depend on it
+    return {name: in_document_order(nodes) for name, nodes in captures.items()}

@@ -53,7 +53,7 @@ def subscript_base(node: Any, g: Grammar) -> Any:
     return node.named_children[0] if node.named_children else None
 
 
-def go_imports(root: Any, language: str = "go") -> dict[str, str]:
+def go_imports(root: Any, language: str = "go", nodes: list[Any] | None = None) -> dict[str, str]:
     """`import sq "database/sql"` -> {"sq": "sql"}: calls are named by package name."""
     out: dict[str, str] = {}
     for decl in root.named_children:
@@ -72,7 +72,7 @@ def go_imports(root: Any, language: str = "go") -> dict[str, str]:
     return out
 
 
-def no_imports(root: Any, language: str = "") -> dict[str, str]:
+def no_imports(root: Any, language: str = "", nodes: list[Any] | None = None) -> dict[str, str]:
     return {}
 
 
@@ -106,9 +106,10 @@ def resolve(name: str, aliases: dict[str, str]) -> str:
     return f"{target}.{rest}" if rest else target
 
 
-def python_imports(root: Any, language: str = "python") -> dict[str, str]:
+def python_imports(root: Any, language: str = "python", nodes: list[Any] | None = None) -> dict[str, str]:
+    """Aliases from the import statements (``nodes``: already captured, else queried)."""
     out: dict[str, str] = {}
-    for node in _descendants(root, language):
+    for node in _descendants(root, language) if nodes is None else in_document_order(nodes):
         module = ""
         if node.type == "import_from_statement":
             mod = node.child_by_field_name("module_name")
@@ -126,9 +127,10 @@ def python_imports(root: Any, language: str = "python") -> dict[str, str]:
     return out
 
 
-def javascript_imports(root: Any, language: str = "javascript") -> dict[str, str]:
+def javascript_imports(root: Any, language: str = "javascript",
+                       nodes: list[Any] | None = None) -> dict[str, str]:
     out: dict[str, str] = {}
-    for node in _descendants(root, language):
+    for node in _descendants(root, language) if nodes is None else in_document_order(nodes):
         if node.type == "import_statement":
             source = node.child_by_field_name("source")
             _js_import_clause(node, module_name(_text(source).strip("'\"`")), out)
@@ -172,10 +174,10 @@ def _js_binding(target: Any, module: str, out: dict[str, str]) -> None:
                 out[_text(value)] = f"{module}.{_text(key)}"
 
 
-IMPORT_QUERIES = {
+IMPORT_QUERIES = {  # the analyzer runs these inside its one query per file (capture @i)
     "python": "[(import_statement) (import_from_statement)] @i",
     "javascript": '(import_statement) @i (variable_declarator value: (call_expression'
-                  ' function: (identifier) @f (#eq? @f "require"))) @i',
+                  ' function: (identifier) @r (#eq? @r "require"))) @i',
 }
 
 
@@ -194,4 +196,9 @@ def _descendants(root: Any, language: str) -> list[Any]:
     import tree_sitter
 
     captures = tree_sitter.QueryCursor(_query(language)).captures(root)
-    return sorted(captures.get("i", []), key=lambda n: n.start_byte)
+    return in_document_order(captures.get("i", []))
+
+
+def in_document_order(nodes: list[Any]) -> list[Any]:
+    """Nodes by position (outer first), whatever order a query returned them in."""
+    return sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte, n.type))

@@ -53,10 +53,19 @@ class Sink:
     text: re.Pattern[str] | None
     when: re.Pattern[str] | None
     unless: re.Pattern[str] | None
-    matcher: re.Pattern[str] = field(compare=False, repr=False)
 
     def matches(self, name: str) -> bool:
-        return self.matcher.fullmatch(name) is not None
+        return _glob(self.pattern).fullmatch(name) is not None
+
+
+@cache
+def _glob(pattern: str) -> re.Pattern[str]:
+    """Compiled on first use: most of a spec's sink patterns never meet a candidate name."""
+    return re.compile(translate(pattern))
+
+
+_HEAD = re.compile(rb"[\w$@]+")
+_CHAIN = re.compile(rb"[\w$@]+(?:\.[\w$@]+)*")
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,30 @@ class TaintSpec:
     guards: tuple[Guard, ...] = ()
     wild: tuple[tuple[str, Sink], ...] = ()  # (literal prefix, sink) for `a.b*` patterns
     any_receiver: bool = False               # some source starts with `*.`
+    # a cheap pre-check of a callee before its dotted name is built (see ``maybe_sink``)
+    lasts: frozenset[bytes] = frozenset()    # last names of the non-wildcard sink patterns
+    wild_prefixes: tuple[bytes, ...] | None = ()  # literal starts of wildcard-last patterns (None: any)
+    wild_heads: tuple[bytes, ...] = ()       # their first segments
+
+    def maybe_sink(self, last: bytes, text: bytes, aliases: dict[str, str]) -> bool:
+        """False only when no sink can match a callee whose last name is ``last`` and whose
+        source text is ``text`` (a member chain or a name), after import aliases."""
+        if last in self.lasts or self.wild_prefixes is None or self._wild(text):
+            return True
+        head = _HEAD.match(text)
+        target = aliases.get(head.group().decode("utf-8", "replace")) if head else None
+        if target is None:
+            return False
+        resolved = target.encode() + text[head.end():] if head else b""
+        return resolved.rsplit(b".", 1)[-1] in self.lasts or self._wild(resolved)
+
+    def _wild(self, text: bytes) -> bool:
+        assert self.wild_prefixes is not None
+        if not self.wild_prefixes:
+            return False
+        if _CHAIN.fullmatch(text):  # a plain `a.b.c`: its text is its dotted name
+            return text.startswith(self.wild_prefixes)
+        return text.startswith(self.wild_heads)
 
     def sinks_for(self, name: str, raw: str, assign: bool) -> list[Sink]:
         """Sinks whose pattern matches the resolved or the written name."""
@@ -164,7 +197,18 @@ def _build(data: dict[str, Any]) -> TaintSpec:
                      for g in data.get("guards") or []),
         wild=tuple((_prefix(s.pattern), s) for s in sinks if _wild_last(s.pattern)),
         any_receiver=any(p.startswith("*.") for p in sources),
+        lasts=frozenset(s.pattern.rsplit(".", 1)[-1].encode() for s in sinks
+                        if not _wild_last(s.pattern)),
+        wild_prefixes=(wild := _wild_prefixes(sinks)),
+        wild_heads=tuple(sorted({p.split(b".", 1)[0] for p in wild or ()})),
     )
+
+
+def _wild_prefixes(sinks: tuple[Sink, ...]) -> tuple[bytes, ...] | None:
+    """The literal start of every wildcard-last pattern; None when one starts with a
+    wildcard (then any name may match)."""
+    prefixes = {_prefix(s.pattern).encode() for s in sinks if _wild_last(s.pattern)}
+    return None if b"" in prefixes else tuple(sorted(prefixes))
 
 
 def _wild_last(pattern: str) -> bool:
@@ -195,7 +239,6 @@ def _sink(sink_class: str, raw: dict[str, Any]) -> Sink:
         text=re.compile(raw["text"]) if raw.get("text") else None,
         when=re.compile(raw["if"]) if raw.get("if") else None,
         unless=re.compile(raw["unless"]) if raw.get("unless") else None,
-        matcher=re.compile(translate(pattern)),
     )
 
 
@@ -208,4 +251,4 @@ def _keywords(sinks: tuple[Sink, ...]) -> tuple[bytes, ...] | None:
             if not word:
                 return None
         words.add(word.encode())
-    return tuple(sorted(words))
+    return tuple(sorted(words, key=lambda w: (len(w), w)))  # short, common words first: `any` stops sooner

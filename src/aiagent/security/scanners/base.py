@@ -39,6 +39,17 @@ class FileScanner(Protocol):
     def scan_file(self, file: SourceFile, data: bytes) -> list[Finding]: ...
 
 
+def take_notes(scanner: object) -> list[str]:
+    """What a file scanner could not do on the file it just scanned (a rule skipped at its
+    regex time limit); scanners that keep no notes have none."""
+    notes: list[str] | None = getattr(scanner, "notes", None)
+    if not notes:
+        return []
+    out = list(notes)
+    notes.clear()
+    return out
+
+
 @runtime_checkable
 class ProjectScanner(Protocol):
     name: str

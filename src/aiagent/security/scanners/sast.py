@@ -8,9 +8,10 @@ from typing import Any
 
 from aiagent.security.config import SecurityConfig
 from aiagent.security.discovery import SourceFile
+from aiagent.security.errors import SecurityConfigError
 from aiagent.security.finding import Finding, Location
 from aiagent.security.redaction import evidence as redacted_evidence
-from aiagent.security.regexsafe import RegexTimeout
+from aiagent.security.regexsafe import RegexTimeout, timeout_note
 from aiagent.security.rulepack import list_packs, load_pack, packs_version
 from aiagent.security.scanners.sast_context import context_text, has_dynamic
 from aiagent.security.scanners.sast_query import (
@@ -19,7 +20,7 @@ from aiagent.security.scanners.sast_query import (
     report_node,
 )
 from aiagent.security.scanners.sast_rules import SastRule, parse_rule
-from aiagent.security.scanners.sast_taint import taint_matches
+from aiagent.security.scanners.sast_taint import taint_matches, warm_taint
 from aiagent.security.textpos import line_at
 from aiagent.syntax.treesitter import GRAMMARS, available, parse
 
@@ -61,6 +62,7 @@ class SastScanner:
                     table[lang].append(rule)
         self._regex_rules = [r for r in self.rules if r.kind == "regex"]
         self._queries: dict[str, LanguageQuery] = {}
+        self.notes: list[str] = []  # rules skipped on the last file (see base.take_notes)
 
     def applies_to(self, file: SourceFile) -> bool:
         return bool(file.language) and file.language != "lockfile"
@@ -70,6 +72,19 @@ class SastScanner:
         for lang in self._tree_rules:
             if available(lang):
                 self._query(lang)
+
+    def warm(self, languages: set[str]) -> None:
+        """Compile now what scanning ``languages`` needs (before worker processes fork)."""
+        for lang in sorted(languages):
+            if lang not in GRAMMARS or not available(lang):
+                continue
+            try:
+                if lang in self._tree_rules:
+                    self._query(lang)
+            except SecurityConfigError:
+                pass  # a bad rule query is reported per file by scan_file, as without warming
+            if self._taint_rules.get(lang):
+                warm_taint(lang)
 
     def scan_file(self, file: SourceFile, data: bytes) -> list[Finding]:
         findings = self._scan_regex(file, data)
@@ -134,7 +149,7 @@ class SastScanner:
                     end_line = line_no + data.count(b"\n", m.start, max(m.end - 1, m.start))
                     out.append(_finding(rule, file, line_no, end_line, "", line))
             except RegexTimeout:
-                continue
+                self.notes.append(timeout_note(self.name, rule.id, rule.regex))
         return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aiagent.security.dataflow import SinkHit, Value, analyze, supported
+from aiagent.security.dataflow import SinkHit, Value, analyze, compile_query, supported
 from aiagent.security.dataflow.spec import specs
 from aiagent.security.scanners.sast_rules import SastRule
 
@@ -38,6 +38,12 @@ def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any,
             seen.add(key)
             out.append((rule, hit.node))
     return out
+
+
+def warm_taint(language: str) -> None:
+    """Load the taint specs and compile the language's query (cached for the process)."""
+    if supported(language):
+        compile_query(language)
 
 
 def accepts(rule: SastRule, hit: SinkHit) -> bool:

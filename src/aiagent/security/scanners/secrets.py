@@ -8,7 +8,7 @@ from aiagent.security.config import SecurityConfig
 from aiagent.security.discovery import SourceFile
 from aiagent.security.entropy import charset, shannon
 from aiagent.security.finding import Confidence, Finding, Location
-from aiagent.security.regexsafe import RegexTimeout, SafePattern
+from aiagent.security.regexsafe import RegexTimeout, SafePattern, timeout_note
 from aiagent.security.rulepack import packs_version
 from aiagent.security.scanners.secrets_rules import (
     PACK,
@@ -32,6 +32,7 @@ class SecretsScanner:
         self._placeholder = SafePattern(PLACEHOLDER_PATTERN)
         self._test_path = SafePattern(TEST_PATH_PATTERN)
         self._allow = [SafePattern(p) for p in config.allow_secrets]
+        self.notes: list[str] = []  # rules skipped on the last file (see base.take_notes)
 
     def applies_to(self, file: SourceFile) -> bool:
         return True
@@ -68,7 +69,7 @@ class SecretsScanner:
                 state.claim(start, end)
                 out.append(_finding(rule, file, line_no, line, secret, test_path))
         except RegexTimeout:
-            return out
+            self.notes.append(timeout_note(self.name, rule.id, rule.pattern))
         return out
 
     def secret_spans(self, data: bytes) -> list[tuple[int, int]]:
