@@ -104,6 +104,8 @@ def test_full_multi_pass_run(run_cli: Any, repo: Path) -> None:
     assert "sequenceDiagram" in "".join(mermaid_blocks(pages))
     assert check_links(out, pages) > 10
     assert re.search(r"wiki: model: \d+ calls, \d+ input \+ \d+ output tokens, \$\d+\.\d{4}", proc.stderr)
+    assert "wiki: modules: 1/4 done" in proc.stderr and "wiki: modules: 4/4 done" in proc.stderr  # progress
+    assert re.search(r"wiki: [\d,]+ tokens, \$\d+\.\d{4}\n", proc.stderr)  # the progress' closing usage line
     manifest = json.loads((out / ".aiagent-wiki.json").read_text())
     assert manifest["prompts"].startswith("model-") and set(manifest["analysis"]["modules"]) == set(modules)
     assert manifest["model_report"]["calls"] == len(fake.requests)

@@ -303,6 +303,7 @@ async def _modules(run: _Run, todo: Plan, stored: dict[str, Any], say: Say) -> N
             if answer is not None:
                 analysis.modules[mid] = answer
         done[mid].set()
+        tell_progress(say, run, sum(e.is_set() for e in done.values()), len(done))
 
     tasks = [asyncio.create_task(one(mid)) for round_ in levels(ctx.modules) for mid in round_]
     try:
@@ -312,6 +313,17 @@ async def _modules(run: _Run, todo: Plan, stored: dict[str, Any], say: Say) -> N
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
+
+
+def tell_progress(say: Say, run: _Run, done: int, total: int) -> None:
+    """Modules done and tokens/cost so far, to a ``say`` that shows them (wiki.progress)."""
+    modules, usage = getattr(say, "modules", None), getattr(say, "usage", None)
+    if callable(modules):
+        modules(done, total)
+    if callable(usage):
+        used = run.analysis.report.usage
+        cost = run.analyst.cost(used) if run.analyst.cost is not None else None
+        usage(used.input_tokens + used.output_tokens, cost)
 
 
 async def _synthesis_and_deep(run: _Run, stored: dict[str, Any], steps: list[str]) -> None:
