@@ -26,22 +26,6 @@ def _setup(cwd: str | None) -> tuple[Any, Path, Path]:
     return settings, paths.project_root(settings.workspace), home
 
 
-def _skills(settings: Any, root: Path, home: Path) -> tuple[dict[str, Any], set[str]]:
-    """aiagent's skills, leaving out the engines' folders (what we exported, or theirs)."""
-    from aiagent.config import paths
-    from aiagent.skills.config import disabled_names
-    from aiagent.skills.distribution.export import engine_dirs
-    from aiagent.skills.loader import default_sources, discover
-
-    table = settings.get("skills", {}) or {}
-    engines = {os.path.realpath(p) for scope in ("project", "user")
-               for p in engine_dirs(["all"], scope, root, home).values()}
-    sources = [s for s in default_sources(settings.workspace, root, paths.config_dir(settings.env), home, table)
-               if os.path.realpath(s.path) not in engines]
-    found = discover(sources)
-    return found.skills, disabled_names(table, found.skills)
-
-
 def _show(outcomes: list[Any]) -> None:
     for out in outcomes:
         head = f"{out.engine} ({out.folder}):"
@@ -69,12 +53,12 @@ def _show(outcomes: list[Any]) -> None:
 def export_cmd(names: tuple[str, ...], engines: tuple[str, ...], scope: str, link: bool, prune: bool,
                force: bool, cwd: str | None) -> None:
     """Write skills as portable SKILL.md where other agents find them."""
-    from aiagent.skills.distribution.export import engine_dirs, export, exportable
+    from aiagent.skills.distribution.export import aiagent_skills, engine_dirs, export, exportable
     from aiagent.skills.distribution.names import DistError
 
     with _errors():
         settings, root, home = _setup(cwd)
-        skills, disabled = _skills(settings, root, home)
+        skills, disabled = aiagent_skills(settings, root, home)
         unknown = [n for n in names if n not in skills]
         if unknown:
             raise DistError(f"no skill named {unknown[0]!r} (known: {', '.join(sorted(skills)) or 'none'})")

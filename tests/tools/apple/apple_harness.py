@@ -1,8 +1,7 @@
 """Calling the Apple tools exactly as the loop does: schema validation, then ``Tool.run``
-with a real :class:`ToolContext` on a real workspace folder.
-
-The tools are not in ``tools.base.BUILTIN_TOOLS`` on this branch (the other half of issue
-20 registers them), so the registry here is built from the modules' ``TOOLS`` lists."""
+with a real :class:`ToolContext` on a real workspace folder (the registry is built from the
+modules' ``TOOLS`` lists; `aiagent tools run` and headless runs reach the same classes through
+``tools/apple/tools.toml``)."""
 
 from __future__ import annotations
 
@@ -98,3 +97,15 @@ def calls(bin_dir: Path, name: str) -> list[list[str]]:
 
 def path_with(bin_dir: Path) -> str:
     return f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+def tool_results(request: dict[str, Any]) -> list[tuple[str, bool]]:
+    """(text, is_error) of every tool result in a FakeLLM-recorded Anthropic request."""
+    out = []
+    for message in request["json"]["messages"]:
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            if block.get("type") == "tool_result":
+                content = block["content"]
+                text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
+                out.append((text, bool(block.get("is_error"))))
+    return out

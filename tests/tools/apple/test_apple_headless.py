@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from apple_harness import tool_results
+
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
 
@@ -20,13 +22,7 @@ def _offered(request: dict) -> list[str]:
 
 
 def _tool_results(request: dict) -> list[str]:
-    out = []
-    for message in request["json"]["messages"]:
-        for block in message["content"] if isinstance(message["content"], list) else []:
-            if block.get("type") == "tool_result":
-                content = block["content"]
-                out.append(content if isinstance(content, str) else "".join(c.get("text", "") for c in content))
-    return out
+    return [text for text, _ in tool_results(request)]
 
 
 def test_build_then_test_through_the_model(run_cli, fake_apple, ios_project: Path) -> None:

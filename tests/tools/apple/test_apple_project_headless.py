@@ -9,7 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
-from apple_harness import EXAMPLE, calls, replay
+from apple_harness import EXAMPLE, calls, replay, tool_results
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
@@ -42,17 +42,6 @@ CALLS = [
 ]
 
 
-def _results(request: dict) -> list[tuple[str, bool]]:
-    out = []
-    for message in request["json"]["messages"]:
-        for block in message["content"] if isinstance(message["content"], list) else []:
-            if block.get("type") == "tool_result":
-                content = block["content"]
-                text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
-                out.append((text, bool(block.get("is_error"))))
-    return out
-
-
 def test_the_model_calls_every_project_tool(run_cli, tmp_path: Path) -> None:
     app = tmp_path / "ios-app"
     shutil.copytree(EXAMPLE, app)
@@ -75,7 +64,7 @@ def test_the_model_calls_every_project_tool(run_cli, tmp_path: Path) -> None:
     assert proc.stdout.strip() == "Looked at everything."
     offered = {t["name"] for t in sent[0]["json"]["tools"]}
     assert {name for name, _ in CALLS} <= offered and "xcode_build" not in offered  # Linux
-    results = _results(sent[-1])
+    results = tool_results(sent[-1])
     assert len(results) == len(CALLS)
     by_tool = dict(zip([name for name, _ in CALLS], results, strict=True))
     for name in ("xcode_project_info", "xcode_assets", "xcode_data_model", "swift_build", "swift_resolve"):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from apple_harness import tool_results
+
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
 IPHONE16 = "7B1F2E3A-6C1D-4C22-9E0B-1A2B3C4D5E6F"
@@ -27,17 +29,6 @@ CALLS = [
 ]
 
 
-def _results(request: dict) -> list[tuple[str, bool]]:
-    out = []
-    for message in request["json"]["messages"]:
-        for block in message["content"] if isinstance(message["content"], list) else []:
-            if block.get("type") == "tool_result":
-                content = block["content"]
-                text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
-                out.append((text, bool(block.get("is_error"))))
-    return out
-
-
 def test_the_model_calls_every_xcode_tool(run_cli, fake_apple, ios_project: Path) -> None:
     fake_apple.scenario(xcodebuild="build_succeeded_warnings_xcode16.log", booted=[IPHONE16])
     (ios_project / "build/MyApp.xcarchive").mkdir(parents=True)
@@ -54,7 +45,7 @@ def test_the_model_calls_every_xcode_tool(run_cli, fake_apple, ios_project: Path
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "All done."
     assert {name for name, _ in CALLS} <= {t["name"] for t in sent[0]["json"]["tools"]}
-    results = dict(zip([name for name, _ in CALLS], _results(sent[-1]), strict=True))
+    results = dict(zip([name for name, _ in CALLS], tool_results(sent[-1]), strict=True))
     for name, (text, is_error) in results.items():
         assert not is_error, (name, text)
     payload = {name: json.loads(text) for name, (text, _) in results.items()}

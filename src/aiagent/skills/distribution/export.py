@@ -230,3 +230,19 @@ def _import_one(skill: Path, dest: Path) -> None:
         swap_in(stage / dest.name, dest)
     finally:
         remove(stage)
+
+
+def aiagent_skills(settings: Any, root: Path, home: Path) -> tuple[dict[str, Any], set[str]]:
+    """aiagent's own skills (name -> loaded skill) and the disabled names, leaving out the
+    other engines' folders (what we exported there, or theirs): what an export starts from."""
+    from aiagent.config import paths
+    from aiagent.skills.config import disabled_names
+    from aiagent.skills.loader import default_sources, discover
+
+    table = settings.get("skills", {}) or {}
+    engines = {os.path.realpath(p) for scope in ("project", "user")
+               for p in engine_dirs(["all"], scope, root, home).values()}
+    sources = [s for s in default_sources(settings.workspace, root, paths.config_dir(settings.env), home, table)
+               if os.path.realpath(s.path) not in engines]
+    found = discover(sources)
+    return found.skills, disabled_names(table, found.skills)

@@ -8,7 +8,6 @@ neither (or ``none``) places nothing. Returns one line saying what was done.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -29,20 +28,10 @@ def engine_folder(spec: Any, root: Path, home: Path) -> tuple[str, Path] | None:
 
 
 def project_skills(settings: Any, root: Path, home: Path) -> list[Any]:
-    """The enabled skills' manifests, leaving out the engines' own folders."""
-    from aiagent.config import paths
-    from aiagent.skills.config import disabled_names
-    from aiagent.skills.distribution.export import engine_dirs, exportable
-    from aiagent.skills.loader import default_sources, discover
+    """The enabled skills' manifests, as ``aiagent skill export`` picks them."""
+    from aiagent.skills.distribution.export import aiagent_skills, exportable
 
-    table = settings.get("skills", {}) or {}
-    skip = {os.path.realpath(p) for scope in ("project", "user")
-            for p in engine_dirs(["all"], scope, root, home).values()}
-    sources = [s for s in default_sources(settings.workspace, root, paths.config_dir(settings.env),
-                                          home, table)
-               if os.path.realpath(s.path) not in skip]
-    found = discover(sources)
-    return exportable(found.skills, disabled_names(table, found.skills))
+    return exportable(*aiagent_skills(settings, root, home))
 
 
 def place_skills(spec: Any, settings: Any) -> str:
