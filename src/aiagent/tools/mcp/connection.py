@@ -109,11 +109,11 @@ class McpConnection:
             raise ServerDown(f"MCP server {self.name} could not start: {detail}{self._why()}") from None
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
-        from mcp import ClientSession
-
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
+                from mcp import ClientSession  # after the spawn: the server starts meanwhile
+
                 session = await stack.enter_async_context(
                     ClientSession(read, write, message_handler=self._on_message))
                 result = await session.initialize()

@@ -109,10 +109,11 @@ async def stdio_transport(config: ServerConfig, *, env: Mapping[str, str], works
                           output: ServerOutput, max_message_bytes: int,
                           on_end: Callable[[], None] = lambda: None) -> AsyncIterator[Any]:
     """Spawn the server through the one runner; yield (read stream, write stream).
-    ``on_end`` is called when its output ends (it exited, or closed stdout)."""
+    ``on_end`` is called when its output ends (it exited, or closed stdout).
+
+    The SDK's message types are imported only when the first line arrives: the server is
+    spawned first, so it starts while this process imports the SDK (about a second)."""
     import anyio
-    import mcp_types
-    from mcp.shared.message import SessionMessage
 
     from aiagent.process.capture import Capture
     from aiagent.process.runner import new_tag, spawn
@@ -122,6 +123,9 @@ async def stdio_transport(config: ServerConfig, *, env: Mapping[str, str], works
     write_send, write_recv = anyio.create_memory_object_stream[Any](16)
 
     def on_line(line: bytes) -> None:
+        import mcp_types
+        from mcp.shared.message import SessionMessage
+
         try:
             message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValueError:
