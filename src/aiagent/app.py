@@ -128,10 +128,17 @@ class Application:
 
     def _add_mcp(self, agent: Agent) -> None:
         """MCP servers' tools join the agent's once the conversation starts."""
+        from aiagent.config import paths
+        from aiagent.skills.state import mcp_disabled
         from aiagent.skills.wiring import warn
         from aiagent.tools.mcp.manager import attach
 
-        self.mcp = attach(agent, self.settings, whitelist=self.settings.agent.tools, report=warn)
+        trust = self.settings.trust
+        off = mcp_disabled(paths.project_root(self.settings.workspace),
+                           paths.config_dir(self.settings.env),
+                           trusted=trust is None or trust.trusted)
+        self.mcp = attach(agent, self.settings, whitelist=self.settings.agent.tools, report=warn,
+                          disabled=off)
 
 
 def _new_agent(settings: Settings, provider: Provider, registry: ToolRegistry,

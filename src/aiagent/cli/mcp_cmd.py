@@ -135,10 +135,11 @@ def test(name: str) -> None:
     config = discover(settings).servers.get(name)
     if config is None:
         raise click.ClickException(f"no MCP server {name!r} (see aiagent mcp list)")
-    sys.exit(asyncio.run(_try(config, settings)))
+    sys.exit(asyncio.run(try_server(config, settings)))
 
 
-async def _try(config: Any, settings: Any) -> int:
+async def try_server(config: Any, settings: Any) -> int:
+    """Start ``config``'s server, print what it offers, stop it; the exit code."""
     from aiagent.tools.mcp.connection import McpConnection, McpOptions, ServerDown
     from aiagent.tools.mcp.tools import check_tool, tool_name
 

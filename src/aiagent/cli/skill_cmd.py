@@ -46,8 +46,9 @@ def skill() -> None:
 @cwd_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_cmd(cwd: str | None, as_json: bool) -> None:
-    """Every skill found, with its source, version and state; broken ones with their error."""
-    _, rt = _runtime(cwd)
+    """Every skill found, with its source, version and state; broken ones with their error.
+    MCP servers are listed as tool skills named mcp:NAME."""
+    settings, rt = _runtime(cwd)
     rows = []
     for name, entry in sorted(rt.entries.items()):
         m = entry.manifest
@@ -63,6 +64,9 @@ def list_cmd(cwd: str | None, as_json: bool) -> None:
     for b in rt.broken:
         rows.append({"name": b.name, "version": "-", "source": b.source, "types": [], "state": "broken",
                      "backend": "-", "path": str(b.path), "warnings": [], "error": b.error})
+    from aiagent.cli import skill_mcp
+
+    rows += skill_mcp.rows(settings)
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -95,10 +99,13 @@ def _state(rt: Any, m: Any) -> tuple[str, str]:
 @click.argument("name")
 @cwd_option
 def info_cmd(name: str, cwd: str | None) -> None:
-    """Show a skill's manifest and permissions."""
+    """Show a skill's manifest and permissions (mcp:NAME: start the server, list its tools)."""
+    from aiagent.cli import skill_mcp
     from aiagent.skills.permissions import describe
 
-    _, rt = _runtime(cwd)
+    settings, rt = _runtime(cwd)
+    if skill_mcp.is_mcp(name):
+        sys.exit(skill_mcp.info(settings, name))
     try:
         m = rt.manifest(name)
     except LookupError as exc:
@@ -186,11 +193,15 @@ def test_cmd(path: str, strict: bool) -> None:
 
 
 def _set_enabled(name: str, on: bool, user: bool, cwd: str | None) -> None:
+    from aiagent.cli import skill_mcp
     from aiagent.config import paths
     from aiagent.skills.state import EnableState, state_paths
 
     settings, rt = _runtime(cwd)
-    if name not in rt.entries and not any(b.name == name for b in rt.broken):
+    if skill_mcp.is_mcp(name):
+        if not skill_mcp.known(settings, name):
+            _fail(f"no skill named {name!r} (no such MCP server: see aiagent mcp list)", 1)
+    elif name not in rt.entries and not any(b.name == name for b in rt.broken):
         _fail(f"no skill named {name!r}", 1)
     user_file, project_file = state_paths(paths.project_root(settings.workspace), paths.config_dir(settings.env))
     target = user_file if user else project_file

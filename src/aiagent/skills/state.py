@@ -47,3 +47,16 @@ def state_paths(project_root: Path, config_dir: Path) -> tuple[Path, Path]:
 def apply_state(disabled: set[str], user: EnableState, project: EnableState) -> set[str]:
     out = (disabled | user.disabled) - user.enabled
     return (out | project.disabled) - project.enabled
+
+
+MCP_PREFIX = "mcp:"  # an MCP server, listed and switched like a tool skill (FR-5.13)
+
+
+def mcp_disabled(project_root: Path, config_dir: Path, *, trusted: bool) -> set[str]:
+    """Names of MCP servers switched off with ``aiagent skill disable mcp:NAME``. A project's
+    file may switch a server off, and back on only in a trusted folder."""
+    user_file, project_file = state_paths(project_root, config_dir)
+    user, project = EnableState.read(user_file), EnableState.read(project_file)
+    off = user.disabled - (project.enabled if trusted else set())
+    return {name.removeprefix(MCP_PREFIX) for name in off | project.disabled
+            if name.startswith(MCP_PREFIX)}

@@ -10,7 +10,7 @@ goes on. At the end every server is stopped (its whole process tree).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, Protocol
 
 from aiagent.contracts.hooks import Hooks
@@ -92,11 +92,15 @@ class McpManager:
 
 
 def attach(agent: Agent, settings: Any, *, whitelist: Sequence[str] | None = None,
-           report: Report) -> McpManager | None:
-    """Offer the configured MCP servers' tools to ``agent``; None when there are none."""
+           report: Report, disabled: Collection[str] = ()) -> McpManager | None:
+    """Offer the configured MCP servers' tools to ``agent``; None when there are none.
+    Servers named in ``disabled`` (``aiagent skill disable mcp:NAME``) are not started."""
     found = discover(settings)
     for problem in found.problems:
         report(problem)
+    for name in disabled:
+        if name in found.servers:
+            found.servers[name].enabled = False
     if settings.get("mcp.enabled", True) is False or not any(
             s.enabled for s in found.servers.values()):
         return None
