@@ -42,7 +42,7 @@ FAMILIES = {
     "xss": {"CWE-79", "CWE-80"}, "ssti": {"CWE-1336", "CWE-94", "CWE-79"},
     "deser": {"CWE-502"}, "nosql": {"CWE-943"}, "redos": {"CWE-1333", "CWE-400", "CWE-730"},
     "xxe": {"CWE-611", "CWE-776"}, "secret": {"CWE-798", "CWE-321", "CWE-259", "CWE-547"},
-    "hash": {"CWE-327", "CWE-328", "CWE-916"},
+    "hash": {"CWE-327", "CWE-328", "CWE-916"}, "tls": {"CWE-295"},
 }
 SOURCE_SUFFIXES = {".py", ".js", ".ts", ".go", ".java", ".php", ".rb", ".kt"}
 TEST_PARTS = {"tests", "test", "testing", "__tests__", "examples", "docs"}

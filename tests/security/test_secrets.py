@@ -23,7 +23,7 @@ def j(*parts: str) -> str:
 
 
 CASES = {
-    "SECRET-PRIVATE-KEY": j("-----BEGIN RSA ", "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n"),
+    "SECRET-PRIVATE-KEY": j("-----BEGIN RSA ", "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7", R40, "\n"),
     "SECRET-AWS-ACCESS-KEY-ID": j('aws_id = "AKIA', 'Z7VQXK4M2HN6RT3B"'),
     "SECRET-AWS-SECRET-KEY": j('aws_secret_access_key = "', R40, '"'),
     "SECRET-GCP-API-KEY": j('key = "AIza', "Sy", R36[:33], '"'),
@@ -112,3 +112,33 @@ def test_overlapping_rules_report_once() -> None:
 def test_line_numbers() -> None:
     text = "a = 1\n\n" + CASES["SECRET-AWS-ACCESS-KEY-ID"] + "\n"
     assert scan(text)[0].location.start_line == 3
+
+
+def test_private_key_needs_key_material() -> None:
+    # code that writes PEM has the header but no key; a key in a comment block or a
+    # string literal with escaped newlines is still found
+    writer = 'append("-----BEGIN ' + 'PRIVATE KEY-----\\n")\nencodeBase64Lines(keyPair.private.encoded.toByteString())\n'
+    assert scan(writer, rel="src/HeldCertificate.kt", lang="kotlin") == []
+    body = (R40 + R36)[:64]
+    in_comment = " * -----BEGIN " + "PRIVATE KEY-----\n * " + body + "\n * -----END PRIVATE KEY-----\n"
+    escaped = 'KEY = "-----BEGIN ' + 'EC PRIVATE KEY-----\\n' + body + '\\n-----END EC PRIVATE KEY-----"\n'
+    encrypted = ("-----BEGIN RSA " + "PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n"
+                 "DEK-Info: AES-128-CBC,9F3A61C07B2D48E5\n\n" + body + "\n")
+    for text in (in_comment, escaped, encrypted):
+        assert [f.id for f in scan(text)] == ["SECRET-PRIVATE-KEY"], text
+
+
+def test_password_templates_and_echoed_names_are_not_secrets() -> None:
+    # string templates build a value from variables; a value that repeats its own name is
+    # a dummy — a real literal beside them is still found
+    kotlin = 'val usernameAndPassword = "$username:$password"\n'
+    php = '<?php $options[CURLOPT_USERPWD] = "$value[0]:$value[1]";\n'
+    ruby = 'auth_token = "#{user}:#{token}"\nconfig.secret_key_base = "secret_key_base"\n'
+    assert scan(kotlin, rel="src/Credentials.kt", lang="kotlin") == []
+    assert scan(php, rel="src/Client.php", lang="php") == []
+    assert scan(ruby, rel="lib/app.rb", lang="ruby") == []
+    real = ruby + 'db_password = "Xk9$mQ2vRt7pLw"\n'  # `$name` is no interpolation in Ruby
+    assert [(f.id, f.location.start_line) for f in scan(real, rel="lib/app.rb", lang="ruby")] == [
+        ("SECRET-PASSWORD-ASSIGNMENT", 3)]
+    real_kt = kotlin + 'val dbPassword = "Xk9-mQ2vRt7pLw:$user"\n'  # mostly literal
+    assert [f.location.start_line for f in scan(real_kt, rel="src/Db.kt", lang="kotlin")] == [2]

@@ -14,6 +14,7 @@ from aiagent.security.redaction import evidence as redacted_evidence
 from aiagent.security.regexsafe import RegexTimeout, timeout_note
 from aiagent.security.rulepack import list_packs, load_pack, packs_version
 from aiagent.security.scanners.sast_context import context_text, has_dynamic
+from aiagent.security.scanners.sast_optin import apply_opt_in
 from aiagent.security.scanners.sast_query import (
     LanguageQuery,
     enclosing_function,
@@ -120,8 +121,11 @@ class SastScanner:
                 continue
             seen.add(key)
             first_line = text.split(b"\n", 1)[0]
-            out.append(_finding(rule, file, node.start_point[0] + 1, node.end_point[0] + 1,
-                                enclosing_function(node), first_line))
+            finding = _finding(rule, file, node.start_point[0] + 1, node.end_point[0] + 1,
+                               enclosing_function(node), first_line)
+            if rule.opt_in is not None:
+                finding = apply_opt_in(finding, rule.opt_in, node, tree.root_node)
+            out.append(finding)
         return out
 
     def _scan_taint(self, file: SourceFile, root: Any, data: bytes) -> list[Finding]:

@@ -14,7 +14,9 @@ A rule's ``pattern`` is one of:
   ``sources`` (source kinds that count) and ``text`` (a regex the constant text of a
   built value must match, e.g. SQL keywords);
 - ``type: llm-hint`` with ``description``: kept for the LLM phase, never run statically.
-Both runnable kinds accept ``include_paths`` / ``exclude_paths`` globs.
+Both runnable kinds accept ``include_paths`` / ``exclude_paths`` globs; tree-sitter rules
+also ``opt_in: SEVERITY``, the severity when the hit only runs behind an explicit user
+choice such as ``--insecure`` (see ``sast_optin``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class SastRule:
     requires: str = ""
     sources: tuple[str, ...] = ()
     text: SafePattern | None = None
+    opt_in: Severity | None = None  # severity when only reached behind `--insecure` & co
 
     def applies_to_path(self, rel: str) -> bool:
         if self.include_paths and not any(_glob(rel, p) for p in self.include_paths):
@@ -121,6 +124,8 @@ def _build(raw: dict[str, Any], rule_id: str, source: str, skill_source: str) ->
         include_paths=tuple(str(p) for p in pattern.get("include_paths", [])),
         exclude_paths=tuple(str(p) for p in pattern.get("exclude_paths", [])),
         skill_source=skill_source,
+        opt_in=_enum(Severity, pattern["opt_in"], source, f"{rule_id}.pattern.opt_in")
+        if pattern.get("opt_in") is not None else None,
         **(_taint_fields(pattern, source, rule_id) if kind == "taint" else {}),
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from aiagent.security.config import SecurityConfig
@@ -11,8 +12,12 @@ from aiagent.security.finding import Confidence, Finding, Location
 from aiagent.security.regexsafe import RegexTimeout, SafePattern, timeout_note
 from aiagent.security.rulepack import packs_version
 from aiagent.security.scanners.secrets_rules import (
+    DOLLAR_NAME_LANGUAGES,
+    DOLLAR_NAME_PATTERN,
     PACK,
     PLACEHOLDER_PATTERN,
+    TEMPLATE_MIN_LITERAL,
+    TEMPLATE_PART_PATTERN,
     TEST_PATH_PATTERN,
     SecretRule,
     load_secret_rules,
@@ -20,6 +25,9 @@ from aiagent.security.scanners.secrets_rules import (
 from aiagent.security.textpos import line_at
 
 SUPPRESS_MARKERS = (b"nosec", b"aiagent:ignore", b"pragma: allowlist secret", b"gitleaks:allow")
+_TEMPLATE_PART = re.compile(TEMPLATE_PART_PATTERN)
+_DOLLAR_TEMPLATE_PART = re.compile(TEMPLATE_PART_PATTERN + b"|" + DOLLAR_NAME_PATTERN)
+_NOT_ALNUM = re.compile(rb"[^a-z0-9]")
 
 
 class SecretsScanner:
@@ -63,6 +71,8 @@ class SecretsScanner:
                 secret = m.group(rule.secret_group) or b""
                 if start < 0 or state.overlaps(start, end) or not self._plausible(rule, secret):
                     continue
+                if rule.generic and not_literal(state.data[m.span(0)[0]:start], secret, file.language):
+                    continue
                 line_no, line = state.line_at(start)
                 if any(marker in line.lower() for marker in SUPPRESS_MARKERS):
                     continue
@@ -102,6 +112,18 @@ class SecretsScanner:
             if kind not in limits or shannon(secret) < limits[kind]:
                 return False
         return True
+
+
+def not_literal(name: bytes, value: bytes, language: str) -> bool:
+    """A generic (``name = "value"``) hit that is no hard-coded secret: the value is a
+    string template (`"#{a}:#{b}"`; `"$user:$password"` in Kotlin or PHP) or repeats its
+    own name (`secret_key_base = "secret_key_base"`)."""
+    parts_re = _DOLLAR_TEMPLATE_PART if language in DOLLAR_NAME_LANGUAGES else _TEMPLATE_PART
+    literal, parts = parts_re.subn(b"", value)
+    if parts and sum(ch.isalnum() for ch in literal.decode("latin-1")) < TEMPLATE_MIN_LITERAL:
+        return True
+    own = _NOT_ALNUM.sub(b"", value.lower())
+    return bool(own) and own in _NOT_ALNUM.sub(b"", name.lower())
 
 
 @dataclass(slots=True)

@@ -22,6 +22,16 @@ PLACEHOLDER_PATTERN = (
     r"|replace[_-]?me|insert[_-]|redacted|abcdefghij|0123456789|sha\d+-)"
 )
 
+# Interpolations in a string template: `"${a}"`, `"#{a}"` (Ruby), `"{{a}}"`, `"%(a)s"`,
+# `"{a}"`, and `"$user:$password"` in the languages where a bare `$name` interpolates. A
+# generic (assignment) hit whose value is mostly such parts is code building a string,
+# not a hard-coded secret.
+TEMPLATE_PART_PATTERN = rb"\$\{[^}]*\}|#\{[^}]*\}|\{\{[^}]*\}\}|%\(\w+\)[sd]|%[sd]|\{\w*\}"
+DOLLAR_NAME_PATTERN = rb"\$[A-Za-z_]\w*(?:\[[^\]]*\]|->\w+)*"
+DOLLAR_NAME_LANGUAGES = frozenset({"kotlin", "php", "bash", "groovy", "perl", "dart"})
+# Fewer literal letters and digits than this left once the interpolations are removed.
+TEMPLATE_MIN_LITERAL = 6
+
 # Paths where only high-confidence, provider-specific hits are kept.
 TEST_PATH_PATTERN = (
     r"(?i)(?:^|/)(?:tests?|__tests__|spec|specs|fixtures?|testdata|mocks?|examples?|samples?"
