@@ -198,6 +198,39 @@ def test_shift_enter_is_a_new_line_and_sidebar_toggles(page: Any) -> None:
     assert page.locator("#sidebar").is_visible()
 
 
+PLAN = {"explanation": "fix then test", "plan": [
+    {"step": "Read the failing test", "status": "completed"},
+    {"step": "Fix <b>the</b> parser " + "with a long step text " * 6, "status": "in_progress"},
+    {"step": "Run the whole suite", "status": "pending"}]}
+
+
+def test_the_plan_is_a_checklist_above_the_composer(page: Any, served: Served) -> None:
+    """In a new session, left open with its plan shown for the layout test below."""
+    served.fake.push(Turn(text="Planning.", tool_calls=[ToolCall("update_plan", PLAN)]),
+                     Turn(text="Planned."))
+    old = page.evaluate("() => sessionStorage.getItem('aiagent.session')")
+    page.click("#clear")
+    page.wait_for_function("(old) => sessionStorage.getItem('aiagent.session') !== old", arg=old)
+    assert page.locator("#plan").is_hidden()
+    page.fill("#input", "make a plan")
+    page.press("#input", "Enter")
+    page.wait_for_selector("#plan li.in_progress")
+    page.locator("#send").wait_for(state="visible")
+    assert page.locator(".approval").count() == 0  # never asked
+    for _ in range(2):  # live, then after a reload (from the stored session)
+        plan = page.locator("#plan")
+        assert plan.locator(".plan-head").inner_text() == "Plan · 1/3 done · fix then test"
+        assert plan.locator("li").evaluate_all("(lis) => lis.map(l => l.className)") == [
+            "completed", "in_progress", "pending"]
+        assert "Fix <b>the</b> parser" in plan.locator("li").nth(1).inner_text()
+        assert plan.locator("li .step").nth(1).get_attribute("title") == PLAN["plan"][1]["step"].strip()
+        assert plan.locator("b").count() == 0  # step text is text, never HTML
+        box, composer = plan.bounding_box(), page.locator("#composer").bounding_box()
+        assert box["y"] + box["height"] <= composer["y"] + 0.5
+        page.reload()
+        page.wait_for_selector("#plan li.in_progress")
+
+
 def overlaps(page: Any) -> list[str]:
     boxes = page.evaluate("""(selector) => [...document.querySelectorAll(selector)]
         .filter(e => e.offsetParent !== null || e.getClientRects().length)

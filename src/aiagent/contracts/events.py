@@ -120,6 +120,28 @@ class ErrorEvent:
     kind: Literal["error"] = "error"
 
 
+PlanStatus = Literal["pending", "in_progress", "completed"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanStep:
+    step: str
+    status: PlanStatus
+
+
+@dataclass(frozen=True, slots=True)
+class PlanUpdatedEvent:
+    """The model recorded its plan (``update_plan``): the whole plan, replacing the last one.
+
+    ``id`` is the tool call's id; ``steps`` are in order, at most one ``in_progress``;
+    an empty tuple clears the plan."""
+
+    id: str
+    steps: tuple[PlanStep, ...]
+    explanation: str = ""
+    kind: Literal["plan"] = "plan"
+
+
 @dataclass(frozen=True, slots=True)
 class DoneEvent:
     """The run is over. ``stop_reason``: completed, max_turns, timeout, interrupted, error."""
@@ -138,6 +160,7 @@ AgentEvent = (
     | ToolOutputEvent
     | FileDiffEvent
     | ToolResultEvent
+    | PlanUpdatedEvent
     | ApprovalRequestEvent
     | UsageEvent
     | CompactionEvent

@@ -48,6 +48,7 @@ BUILTIN_TOOLS: dict[str, str] = {
     "web_fetch": "aiagent.tools.web:WebFetchTool",
     "web_search": "aiagent.tools.web:WebSearchTool",
     "schedule_task": "aiagent.tools.schedule:ScheduleTaskTool",
+    "update_plan": "aiagent.tools.plan:UpdatePlanTool",
     **APPLE_TOOLS,  # tools/apple/tools.toml: offered only where their platform is (tools.apple.gating)
 }
 
@@ -107,6 +108,9 @@ async def release_tool_state(state: dict[str, Any]) -> None:
         await stop_servers(state)
 
 
+ERROR_CHARS = 300  # of one schema error told to the model
+
+
 def validate_args(tool: Tool, args: dict[str, Any]) -> str | None:
     """Check ``args`` against the tool's schema; return a message for the model, or None."""
     import jsonschema
@@ -118,7 +122,10 @@ def validate_args(tool: Tool, args: dict[str, Any]) -> str | None:
     parts = []
     for err in errors[:5]:
         where = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
-        parts.append(f"{where}: {err.message}")
+        message = err.message  # it quotes the bad value, which may be megabytes long
+        if len(message) > ERROR_CHARS:
+            message = message[: ERROR_CHARS - 1] + "…"
+        parts.append(f"{where}: {message}")
     return f"invalid arguments for {tool.name}: " + "; ".join(parts)
 
 

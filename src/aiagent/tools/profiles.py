@@ -4,16 +4,17 @@ Too many overlapping tools confuse models, so a run exposes one profile (``[tool
 profile``, default ``default``):
 
 ``codex``     Codex CLI's own set: shell, shell_command, exec_command, write_stdin,
-              read_file, list_dir, grep_files, apply_patch.
+              read_file, list_dir, grep_files, apply_patch, update_plan.
 ``default``   one tool per job: shell_command (with background jobs), read_file,
               list_dir, search, glob, ast_search, edit, write_file, apply_patch, the job tools and
-              the git tools, schedule_task.
+              the git tools, schedule_task, update_plan.
 ``readonly``  looks but never changes anything: read_file, list_dir, grep_files, search,
-              glob, ast_search, git_status, git_diff, git_log.
+              glob, ast_search, git_status, git_diff, git_log, update_plan (a plan changes
+              nothing outside the conversation).
 ``all``       every built-in tool.
 
 Groups name several tools at once where a list of tools is accepted (``--tools``):
-``read``, ``search``, ``edit``, ``shell``, ``exec``, ``jobs``, ``git``, ``web``, ``apple`` (the
+``read``, ``search``, ``edit``, ``shell``, ``exec``, ``jobs``, ``git``, ``web``, ``plan``, ``apple`` (the
 ``apple-dev`` skill's tools); a profile name also works as a group. :func:`offerable` drops
 the tools that are not for this platform (the Apple tools off macOS).
 """
@@ -34,18 +35,18 @@ class UnknownProfileError(ToolError, ValueError):
 PROFILES: dict[str, tuple[str, ...]] = {
     "codex": (
         "shell", "shell_command", "exec_command", "write_stdin",
-        "read_file", "list_dir", "grep_files", "apply_patch",
+        "read_file", "list_dir", "grep_files", "apply_patch", "update_plan",
     ),
     "default": (
         "shell_command", "job_list", "job_output", "job_kill",
         "read_file", "list_dir", "search", "glob", "ast_search",
         "edit", "write_file", "apply_patch",
         "git_status", "git_diff", "git_log", "git_commit", "git_branch",
-        "schedule_task",
+        "schedule_task", "update_plan",
     ),
     "readonly": (
         "read_file", "list_dir", "grep_files", "search", "glob", "ast_search",
-        "git_status", "git_diff", "git_log",
+        "git_status", "git_diff", "git_log", "update_plan",
     ),
 }
 
@@ -75,6 +76,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "jobs": ("job_list", "job_output", "job_kill"),
     "git": ("git_status", "git_diff", "git_log", "git_commit", "git_branch"),
     "web": ("web_fetch", "web_search"),
+    "plan": ("update_plan",),
     "apple": tuple(APPLE_TOOLS),
 }
 

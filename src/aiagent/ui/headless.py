@@ -4,8 +4,11 @@ Only the answer goes to stdout, so pipes stay clean:
 - ``text``: on a terminal the model's text streams live; into a pipe, the final answer is
   written when it is known. Tool activity, retries and errors go to stderr.
 - ``json``: one object at the end (answer, turns, tool calls with results, usage, stop
-  reason, exit code).
-- ``markdown``: a readable transcript at the end.
+  reason, exit code, the session's plan).
+- ``markdown``: a readable transcript at the end (with the plan as a checklist).
+
+The plan the model records (``update_plan``) is part of json and markdown output only;
+text output shows the call as any other on stderr, nothing more.
 
 Text and markdown output pass what the model and the tools wrote through
 :func:`~aiagent.ui.terminal_text.neutralise` (no raw control sequences reach the terminal);
@@ -28,6 +31,7 @@ from aiagent.contracts.events import (
     ApprovalRequestEvent,
     DoneEvent,
     ErrorEvent,
+    PlanUpdatedEvent,
     RetryEvent,
     TextDeltaEvent,
     ToolCallEvent,
@@ -56,6 +60,7 @@ class Transcript:
     steps: list[tuple[str, Any]] = field(default_factory=list)  # ("text", s) | ("tool", call)
     errors: list[str] = field(default_factory=list)
     done: DoneEvent | None = None
+    plan: PlanUpdatedEvent | None = None  # the last one (a resumed session's, until replaced)
 
     def add(self, event: AgentEvent) -> None:
         if isinstance(event, TextDeltaEvent):
@@ -77,6 +82,8 @@ class Transcript:
                 if call["id"] == event.id:
                     call["result"], call["is_error"] = event.content, event.is_error
                     break
+        elif isinstance(event, PlanUpdatedEvent):
+            self.plan = event
         elif isinstance(event, ErrorEvent):
             self.errors.append(event.message)
         elif isinstance(event, DoneEvent):
@@ -181,7 +188,26 @@ def to_json(t: Transcript) -> dict[str, Any]:
         "stop_reason": done.stop_reason if done else "error",
         "exit_code": done.exit_code if done else 5,
         "errors": t.errors,
+        "plan": plan_json(t.plan),
     }
+
+
+def plan_json(plan: PlanUpdatedEvent | None) -> dict[str, Any] | None:
+    if plan is None:
+        return None
+    return {"explanation": plan.explanation,
+            "steps": [{"step": s.step, "status": s.status} for s in plan.steps]}
+
+
+PLAN_BOXES = {"completed": "[x]", "in_progress": "[ ] **(in progress)**", "pending": "[ ]"}
+
+
+def plan_markdown(plan: PlanUpdatedEvent | None) -> list[str]:
+    if plan is None or not plan.steps:
+        return []
+    lines = ["## Plan", ""] + ([plan.explanation, ""] if plan.explanation else [])
+    lines += [f"- {PLAN_BOXES[s.status]} {' '.join(s.step.split())}" for s in plan.steps]
+    return [*lines, ""]
 
 
 def to_markdown(t: Transcript) -> str:
@@ -194,6 +220,7 @@ def to_markdown(t: Transcript) -> str:
             lines += [f"### Tool call: `{item['name']}`", "", "```json"]
             lines += [json.dumps(item["args"], ensure_ascii=False, indent=2), "```", ""]
             lines += [f"**{status}:**", "", _fence(str(item.get("result", ""))), ""]
+    lines += plan_markdown(t.plan)
     for error in t.errors:
         lines += [f"> **Error:** {error}", ""]
     done = t.done
@@ -230,7 +257,10 @@ def make_renderer(output: str, out: TextIO, err: TextIO) -> Renderer:
 
 async def drive(agent: Any, prompt: str, renderer: Renderer) -> Transcript:
     """Consume the agent's events; Ctrl-C and SIGTERM cancel the run cleanly."""
-    transcript = Transcript(prompt)
+    from aiagent.tools.plan import last_plan
+
+    stored = getattr(getattr(agent, "conversation", None), "messages", None) or []
+    transcript = Transcript(prompt, plan=last_plan(stored))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):

@@ -2,7 +2,9 @@
 
 User text is replayed as user message chunks, the model's text as agent message chunks,
 each tool call as a ``tool_call`` with its kind, title and paths, and each result as the
-call's final ``tool_call_update``. The stored text is replayed verbatim.
+call's final ``tool_call_update``; each plan the model recorded (``update_plan``) is sent
+again after its call, so the client ends with the last one. The stored text is replayed
+verbatim.
 """
 
 from __future__ import annotations
@@ -14,10 +16,20 @@ from acp import schema
 
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.contracts.tools import ToolEffect, effect_of
-from aiagent.ui.acp.updates import Update, fenced, text_chunk, text_content, title_of, tool_kind
+from aiagent.tools.plan import plans
+from aiagent.ui.acp.updates import (
+    Update,
+    fenced,
+    plan_update,
+    text_chunk,
+    text_content,
+    title_of,
+    tool_kind,
+)
 
 
 def replay(messages: list[Message], tools: Any) -> Iterator[Update]:
+    recorded = {plan.id: plan for plan in plans(messages)}
     for message in messages:
         for block in message.content:
             if isinstance(block, TextBlock):
@@ -31,6 +43,8 @@ def replay(messages: list[Message], tools: Any) -> Iterator[Update]:
                     status="failed" if block.is_error else "completed",
                     content=[text_content(fenced(block.content))] if block.content else [],
                     raw_output=block.content)
+                if block.tool_use_id in recorded:
+                    yield plan_update(recorded[block.tool_use_id])
 
 
 def _call(block: ToolUseBlock, tools: Any) -> Update:

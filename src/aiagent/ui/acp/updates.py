@@ -16,6 +16,7 @@ from acp import schema
 
 from aiagent.contracts.events import (
     AgentEvent,
+    PlanUpdatedEvent,
     TextDeltaEvent,
     ToolCallEvent,
     ToolOutputEvent,
@@ -38,6 +39,14 @@ def text_chunk(text: str, *, user: bool = False) -> Update:
     if user:
         return schema.UserMessageChunk(session_update="user_message_chunk", content=block)
     return schema.AgentMessageChunk(session_update="agent_message_chunk", content=block)
+
+
+def plan_update(event: PlanUpdatedEvent) -> Update:
+    """The whole plan as an ACP ``plan`` update (it replaces the client's last one). Our
+    steps have no priority: every entry is ``medium``."""
+    return schema.AgentPlanUpdate(session_update="plan", entries=[
+        schema.PlanEntry(content=step.step, priority="medium", status=step.status)
+        for step in event.steps])
 
 
 def tool_kind(effect: ToolEffect) -> str:
@@ -112,6 +121,8 @@ class TurnView:
             return self._output(event)
         if isinstance(event, ToolResultEvent):
             return [self._result(event)]
+        if isinstance(event, PlanUpdatedEvent):
+            return [plan_update(event)]
         if isinstance(event, UsageEvent):
             return [self._usage(event.usage)]
         if isinstance(event, TurnEndEvent):

@@ -40,6 +40,8 @@ def call_summary(name: str, args: dict[str, Any]) -> str:
         return ", ".join(paths)
     if isinstance(args.get("pattern"), str):
         return str(args["pattern"])
+    if name == "update_plan" and isinstance(args.get("plan"), list):
+        return f"{len(args['plan'])} steps"  # the plan itself is shown as a block
     return json.dumps(args, ensure_ascii=False) if args else ""
 
 
@@ -69,6 +71,7 @@ class ToolBlock:
     result: str | None = None
     is_error: bool = False
     previewed: bool = False  # its diff was shown before it ran
+    quiet: bool = False  # what it did was shown already (a plan): no result summary
 
     @property
     def summary(self) -> str:

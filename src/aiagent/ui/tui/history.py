@@ -1,10 +1,12 @@
-"""Showing a resumed conversation: user prompts, answers as Markdown, tool calls compact."""
+"""Showing a resumed conversation: user prompts, answers as Markdown, tool calls compact,
+and the last plan the model recorded."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.tools.plan import last_plan
 from aiagent.ui.tui import render
 from aiagent.ui.tui.blocks import ToolBlock
 
@@ -26,6 +28,9 @@ def show_history(app: InteractiveApp, messages: list[Message]) -> None:
     for message in messages[skipped:]:
         for block in message.content:
             _show_block(app, message.role, block, calls)
+    plan = last_plan(messages)
+    if plan is not None and plan.steps:
+        app.say(render.plan_block(plan, app.width()))
     app.say(render.notice("─" * min(40, app.width())))
 
 

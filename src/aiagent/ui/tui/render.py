@@ -19,9 +19,13 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
     from rich.text import Text
 
+    from aiagent.contracts.events import PlanUpdatedEvent
     from aiagent.ui.tui.terminal import TermInfo
 
 DIFF_LINES = 40
+PLAN_LINES = 8  # steps shown of a longer plan (around the one in progress)
+PLAN_MARKS = {"completed": ("✓", "green"), "in_progress": ("▸", "bold cyan"),
+              "pending": ("○", "dim")}
 SUMMARY_LINES = 3
 BULLET = "●"
 ELBOW = "⎿"
@@ -117,6 +121,40 @@ def tool_summary(block: ToolBlock, width: int) -> Text:
         text.append(f"     … +{more} lines (ctrl-o to expand)\n", style="dim italic")
     text.rstrip()
     return text
+
+
+def plan_block(event: PlanUpdatedEvent, width: int) -> Text:
+    """The model's plan, compact: a head line (done/total, the explanation), then one line
+    per step; a long plan shows the steps around the one in progress."""
+    from rich.text import Text
+
+    steps = event.steps
+    done = sum(1 for s in steps if s.status == "completed")
+    head = f"Plan {done}/{len(steps)} done" if steps else "Plan cleared"
+    if event.explanation:
+        head += " · " + neutralise(event.explanation)
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append("  " + one_line(head, max(10, width - 3)) + "\n", style="bold")
+    now = next((i for i, s in enumerate(steps) if s.status != "completed"), len(steps))
+    start = max(0, min(now - 2, len(steps) - PLAN_LINES))
+    shown = steps[start:start + PLAN_LINES]
+    if start:
+        text.append(f"    … {start} earlier steps\n", style="dim italic")
+    for step in shown:
+        mark, style = PLAN_MARKS.get(step.status, ("○", "dim"))
+        text.append(f"    {mark} ", style=style)
+        text.append(one_line(neutralise(step.step), max(10, width - 7)) + "\n",
+                    style="dim" if step.status == "completed" else style)
+    rest = len(steps) - start - len(shown)
+    if rest:
+        text.append(f"    … {rest} more steps\n", style="dim italic")
+    text.rstrip()
+    return text
+
+
+def plan_lines(event: PlanUpdatedEvent, width: int) -> str:
+    """:func:`plan_block` as plain text (the line-mode view)."""
+    return plan_block(event, width).plain
 
 
 def diff_text(diff: str, limit: int | None = DIFF_LINES) -> RenderableType:

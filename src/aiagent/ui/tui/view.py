@@ -19,6 +19,7 @@ from aiagent.contracts.events import (
     DoneEvent,
     ErrorEvent,
     FileDiffEvent,
+    PlanUpdatedEvent,
     RetryEvent,
     TextDeltaEvent,
     ToolCallEvent,
@@ -149,8 +150,14 @@ class TurnView:
         if self.active is block:
             self.active = None
         self.label = "Thinking"
-        if not block.diffs or block.is_error:
+        if block.is_error or not (block.diffs or block.quiet):
             self.print(render.tool_summary(block, self.console.width))
+
+    def _on_plan(self, event: PlanUpdatedEvent) -> None:
+        block = self.blocks.get(event.id)
+        if block is not None:
+            block.quiet = True
+        self.print(render.plan_block(event, self.console.width))
 
     def _on_compaction(self, event: CompactionEvent) -> None:
         self.print(render.notice(
@@ -271,12 +278,17 @@ class PlainView:
         elif isinstance(event, FileDiffEvent):
             self.changed_files = True
             self.print(event.diff.rstrip("\n"))
+        elif isinstance(event, PlanUpdatedEvent):
+            if event.id in self.blocks:
+                self.blocks[event.id].quiet = True
+            self.print(render.plan_lines(event, 100))
         elif isinstance(event, ToolResultEvent):
             block = self.blocks.get(event.id) or ToolBlock(event.id, event.name, {})
             block.finish(event.content, event.is_error)
             self.finished.append(block)
             mark = "✗" if event.is_error else "←"
-            self.print(f"{mark} {event.name}: {one_line(event.content, 300)}")
+            if event.is_error or not block.quiet:
+                self.print(f"{mark} {event.name}: {one_line(event.content, 300)}")
         elif isinstance(event, RetryEvent):
             self.print(f"… {event.reason}; retrying (attempt {event.attempt})")
         elif isinstance(event, ErrorEvent):

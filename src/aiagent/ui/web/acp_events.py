@@ -16,6 +16,7 @@ from aiagent.contracts.events import (
     AgentEvent,
     ApprovalAnswer,
     FileDiffEvent,
+    PlanUpdatedEvent,
     TextDeltaEvent,
     ToolCallEvent,
     ToolOutputEvent,
@@ -68,6 +69,8 @@ class UpdateMapper:
             return self._start(update)
         if kind == "tool_call_update":
             return self._progress(update)
+        if kind == "plan":
+            return plan_event(update.get("entries"))
         return []
 
     @property
@@ -116,6 +119,21 @@ class UpdateMapper:
         new = text[len(before):] if text.startswith(before) else text
         self.shown[call_id] = text if text.startswith(before) else before + text
         return [ToolOutputEvent(call_id, "stdout", new)] if new else []
+
+
+def plan_event(entries: Any) -> list[AgentEvent]:
+    """An engine's ``plan`` entries as our plan, checked as update_plan's arguments are
+    (a plan that is too large or malformed is left out)."""
+    from aiagent.tools.plan import PlanError, check_steps
+
+    if not isinstance(entries, list):
+        return []
+    items = [{"step": e.get("content"), "status": e.get("status")} if isinstance(e, dict) else e
+             for e in entries]
+    try:
+        return [PlanUpdatedEvent("", check_steps(items))]
+    except PlanError:
+        return []
 
 
 def diff_text(item: dict[str, Any]) -> str:

@@ -4,7 +4,8 @@
     GET    /api/sessions                      this folder's sessions, newest first
     POST   /api/sessions        {title, engine}  a new session (engine: aiagent or a
                                               configured [web.engines.NAME])
-    GET    /api/sessions/{id}                 one session with its messages (history)
+    GET    /api/sessions/{id}                 one session with its messages (history) and
+                                              its last plan (null when none)
     PATCH  /api/sessions/{id}   {title}       rename
     DELETE /api/sessions/{id}                 delete (stops its turn first)
     POST   /api/sessions/{id}/messages {text} run a turn: the answer is its SSE stream

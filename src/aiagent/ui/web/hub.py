@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, UsageEvent
+from aiagent.tools.plan import last_plan
 from aiagent.ui.web.engines import OWN, PROVIDER, engine_of, engines_of, hosted
 from aiagent.ui.web.turnlog import TurnLog
-from aiagent.ui.web.wire import message_data, to_wire
+from aiagent.ui.web.wire import message_data, plan_data, to_wire
 
 if TYPE_CHECKING:
     from aiagent.app import Application, Started
@@ -104,7 +105,10 @@ class Hub:
     def open(self, session_id: str) -> dict[str, Any]:
         info = self.info(session_id)
         data = info_data(info)
-        data["messages"] = [message_data(m) for m in self.store.messages(info.id)]
+        stored = self.store.messages(info.id)
+        data["messages"] = [message_data(m) for m in stored]
+        plan = last_plan(stored)
+        data["plan"] = plan_data(plan) if plan is not None else None
         live = self.live.get(info.id)
         data["turn"] = ({"id": live.turn.id, "running": live.running}
                         if live is not None and live.turn is not None else None)

@@ -18,6 +18,7 @@ from aiagent.contracts.events import (
     DoneEvent,
     ErrorEvent,
     FileDiffEvent,
+    PlanUpdatedEvent,
     RetryEvent,
     TextDeltaEvent,
     ToolCallEvent,
@@ -58,7 +59,15 @@ def to_wire(event: AgentEvent, workspace: Path | None = None) -> tuple[str, dict
         return "retry", {"reason": event.reason, "attempt": event.attempt}
     if isinstance(event, CompactionEvent):
         return "compaction", {"before": event.before_tokens, "after": event.after_tokens}
+    if isinstance(event, PlanUpdatedEvent):
+        return "plan", plan_data(event)
     return "other", {}
+
+
+def plan_data(event: PlanUpdatedEvent) -> dict[str, Any]:
+    """The whole plan (it replaces the last one): ``steps`` of ``{step, status}``."""
+    return {"id": event.id, "explanation": event.explanation,
+            "steps": [{"step": s.step, "status": s.status} for s in event.steps]}
 
 
 def approval_data(event: ApprovalRequestEvent, workspace: Path | None) -> dict[str, Any]:

@@ -240,6 +240,7 @@ async function openSession(id) {
     messages = messages.slice(0, Math.max(0, cut - 1));
   }
   renderHistory(messages);
+  showPlan(data.plan);  // the last stored plan; a running turn's events replace it
   await loadSessions();
   if (narrow()) setSidebar(false);
   if (running) follow(data.turn.id, "");
@@ -247,6 +248,7 @@ async function openSession(id) {
 }
 
 function resetView() {
+  showPlan(null);
   $("messages").replaceChildren();
   state.live = null;
   state.tools.clear();
@@ -341,6 +343,25 @@ function fileDiff(data) {
   const tool = state.tools.get(data.id);
   (tool ? tool.box : $("messages")).append(diffBlock(data.diff));
 }
+// the model's plan (update_plan): a compact checklist above the composer, replaced whole
+const PLAN_MARKS = { completed: "✓", in_progress: "▸", pending: "○" };
+function showPlan(plan) {
+  const box = $("plan");
+  const steps = plan && Array.isArray(plan.steps) ? plan.steps : [];
+  box.hidden = steps.length === 0;
+  const done = steps.filter((s) => s.status === "completed").length;
+  const head = $("plan-head");
+  head.textContent = "Plan · " + done + "/" + steps.length + " done" +
+    (plan && plan.explanation ? " · " + plan.explanation : "");
+  head.title = head.textContent;
+  $("plan-steps").replaceChildren(...steps.map((s) => {
+    const li = el("li", PLAN_MARKS[s.status] ? s.status : "pending");
+    const step = el("span", "step", String(s.step));
+    step.title = String(s.step);  // one line each; the whole text on hover
+    li.append(el("span", "mark", PLAN_MARKS[s.status] || "○"), step);
+    return li;
+  }));
+}
 const LABELS = { once: "Allow once", session: "This session", project: "Always in this project",
                  always: "Always", deny: "Deny" };
 function approvalCard(data) {
@@ -391,6 +412,7 @@ function onEvent(type, data, id) {
     case "tool-output": toolOutput(data.id, data.chunk); break;
     case "tool-result": toolResult(data.id, data.content, data.is_error); break;
     case "file-diff": fileDiff(data); break;
+    case "plan": showPlan(data); break;
     case "approval-request": approvalCard(data); break;
     case "approval-answer": approvalAnswered(data.id, data.answer); break;
     case "usage": showUsage(data.total, data.cost); break;
