@@ -27,9 +27,10 @@ from aiagent.contracts.events import (
     UsageEvent,
 )
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.ui.web.engines import EngineNotice
 
 
-def to_wire(event: AgentEvent, workspace: Path | None = None) -> tuple[str, dict[str, Any]]:
+def to_wire(event: AgentEvent | EngineNotice, workspace: Path | None = None) -> tuple[str, dict[str, Any]]:
     """(SSE event type, data) for one AgentEvent; ``workspace`` lets an approval request
     carry the diff an edit would make (the TUI's preview)."""
     if isinstance(event, TextDeltaEvent):
@@ -58,6 +59,8 @@ def to_wire(event: AgentEvent, workspace: Path | None = None) -> tuple[str, dict
         return "retry", {"reason": event.reason, "attempt": event.attempt}
     if isinstance(event, CompactionEvent):
         return "compaction", {"before": event.before_tokens, "after": event.after_tokens}
+    if isinstance(event, EngineNotice):
+        return "notice", {"message": event.message}
     return "other", {}
 
 
