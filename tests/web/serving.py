@@ -60,7 +60,7 @@ def start_server(root: Path, *args: str, key: bool = True, user_config: str = ""
         (root / "home" / ".config" / "aiagent").mkdir(parents=True, exist_ok=True)
         (root / "home" / ".config" / "aiagent" / "config.toml").write_text(user_config)
     project = root / "proj"
-    project.mkdir()
+    project.mkdir(exist_ok=True)  # the same folder again: a restarted server
     (project / "notes.txt").write_text("hello world\n")
     with FakeLLM() as fake:
         env = isolated_env(root / "home")
@@ -113,3 +113,39 @@ def sse_events(lines: Iterator[str]) -> Iterator[Event]:
         elif not line.startswith(":"):
             name, _, value = line.partition(":")
             fields[name] = value[1:] if value.startswith(" ") else value
+
+
+def run_turn(served: Served, sid: str, text: str, answers: dict[str, str] | None = None,
+             *, stop_on: str = "") -> list[Event]:
+    """POST a message, read its stream; approvals answered from ``answers`` (substring of
+    what is asked -> answer); ``stop_on``: POST stop once a text or tool output holds it."""
+    events: list[Event] = []
+    with httpx.Client(base_url=served.base, headers=served.headers, timeout=120) as c, c.stream("POST", f"/api/sessions/{sid}/messages",
+                                                    json={"text": text}) as response:
+        assert response.status_code == 200, response.read()
+        for event in sse_events(response.iter_lines()):
+            events.append(event)
+            if event.type == "approval-request":
+                answer = next((a for k, a in (answers or {}).items() if k in event.data["what"]), "deny")
+                r = c.post(f"/api/sessions/{sid}/approvals/{event.data['id']}", json={"answer": answer})
+                assert r.status_code == 200, r.text
+            shown = event.data.get("chunk") or event.data.get("text") or ""
+            if stop_on and event.type in ("tool-output", "text") and stop_on in shown:
+                assert c.post(f"/api/sessions/{sid}/stop").json()["stopped"] is True
+    return events
+
+
+def types(events: list[Event]) -> list[str]:
+    return [e.type for e in events]
+
+
+def processes_with(marker: str) -> list[str]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in text:
+            found.append(text)
+    return found

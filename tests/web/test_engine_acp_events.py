@@ -73,3 +73,16 @@ def test_permission_options_keep_our_answers_or_map_by_kind() -> None:
     assert permission_options("junk") == {"deny": ""}  # nothing to allow: a denial cancels
     assert permission_outcome("yes-1") == {"outcome": {"outcome": "selected", "optionId": "yes-1"}}
     assert permission_outcome("") == {"outcome": {"outcome": "cancelled"}}
+
+
+def test_a_permission_requests_diff_is_shown_once() -> None:
+    mapper = UpdateMapper()
+    content = [{"type": "diff", "path": "a.txt", "oldText": "a\n", "newText": "b\n"}, "junk",
+               {"type": "diff", "path": "big.txt", "oldText": "", "newText": "x" * (3 << 20)}]
+    asked = mapper.diffs("c1", content)  # what the edit would do, before the approval card
+    assert [(e.path, "+b" in e.diff) for e in asked if isinstance(e, FileDiffEvent)] == [("a.txt", True)]
+    done = mapper.events({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed",
+                          "content": content[:1]})
+    assert not any(isinstance(e, FileDiffEvent) for e in done)  # the same diff is not repeated
+    assert isinstance(done[-1], ToolResultEvent)
+    assert mapper.diffs("c1", "not a list") == [] and mapper.diffs("c2", content[:1]) != []

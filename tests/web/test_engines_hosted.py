@@ -15,12 +15,14 @@ import pytest
 from tests.web.serving import (
     AIAGENT,
     URL,
-    Event,
     Served,
     isolated_env,
+    processes_with,
     read_line,
+    run_turn,
     sse_events,
     start_server,
+    types,
 )
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
@@ -109,42 +111,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 def new_session(served: Served, engine: str) -> httpx.Response:
     with served.client() as c:
         return c.post("/api/sessions", json={"engine": engine})
-
-
-def run_turn(served: Served, sid: str, text: str, answers: dict[str, str] | None = None,
-             *, stop_on: str = "") -> list[Event]:
-    """POST a message, read its stream; approvals answered from ``answers`` (substring of
-    what is asked -> answer); ``stop_on``: POST stop once a text or tool output holds it."""
-    events: list[Event] = []
-    with httpx.Client(base_url=served.base, headers=served.headers, timeout=120) as c, c.stream("POST", f"/api/sessions/{sid}/messages",
-                                                    json={"text": text}) as response:
-        assert response.status_code == 200, response.read()
-        for event in sse_events(response.iter_lines()):
-            events.append(event)
-            if event.type == "approval-request":
-                answer = next((a for k, a in (answers or {}).items() if k in event.data["what"]), "deny")
-                r = c.post(f"/api/sessions/{sid}/approvals/{event.data['id']}", json={"answer": answer})
-                assert r.status_code == 200, r.text
-            shown = event.data.get("chunk") or event.data.get("text") or ""
-            if stop_on and event.type in ("tool-output", "text") and stop_on in shown:
-                assert c.post(f"/api/sessions/{sid}/stop").json()["stopped"] is True
-    return events
-
-
-def types(events: list[Event]) -> list[str]:
-    return [e.type for e in events]
-
-
-def processes_with(marker: str) -> list[str]:
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker in text:
-            found.append(text)
-    return found
 
 
 def test_engines_listed_and_untrusted_project_engine_refused(served: Served) -> None:

@@ -131,6 +131,24 @@ class SessionStore:
             path.mkdir(parents=True, exist_ok=True)
         return path
 
+    # ---- a hosted engine's own session (aiagent serve) --------------------------------
+
+    def set_engine_session(self, session_id: str, engine: str, remote_id: str) -> None:
+        """Remember the id another ACP engine gave this session's conversation."""
+        self.conn.execute(
+            "INSERT INTO engine_sessions (session_id, engine, remote_id, updated_at)"
+            " VALUES (?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET engine = excluded.engine,"
+            " remote_id = excluded.remote_id, updated_at = excluded.updated_at",
+            (session_id, engine, remote_id, db.now()),
+        )
+
+    def engine_session(self, session_id: str) -> tuple[str, str] | None:
+        """(engine, remote id) stored for this session, or None."""
+        row = self.conn.execute(
+            "SELECT engine, remote_id FROM engine_sessions WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        return (str(row["engine"]), str(row["remote_id"])) if row else None
+
     # ---- messages ------------------------------------------------------------------
 
     def append(

@@ -56,6 +56,7 @@ class UpdateMapper:
     shown: dict[str, str] = field(default_factory=dict)  # call id -> output shown so far
     names: dict[str, str] = field(default_factory=dict)  # call id -> title
     answer: list[str] = field(default_factory=list)  # the assistant's text
+    diffed: set[tuple[str, str, str]] = field(default_factory=set)  # diffs shown (no repeats)
 
     def events(self, update: Any) -> list[AgentEvent]:
         if not isinstance(update, dict):
@@ -105,13 +106,27 @@ class UpdateMapper:
                 diffs.append(item)
         status = update.get("status")
         if status in ("completed", "failed"):
-            events += [FileDiffEvent(call_id, _str(d.get("path")), diff_text(d)) for d in diffs]
+            events += self.diffs(call_id, diffs)
             raw = update.get("rawOutput")
             result = raw if isinstance(raw, str) else "\n".join(t for t in texts if t)
             events.append(ToolResultEvent(call_id, self.names[call_id], result,
                                           is_error=status == "failed"))
         elif texts:
             events += self._output(call_id, "\n".join(texts))
+        return events
+
+    def diffs(self, call_id: str, content: Any) -> list[AgentEvent]:
+        """The ``diff`` items of ``content`` (a permission request's or a result's) not
+        shown yet for this call."""
+        events: list[AgentEvent] = []
+        for item in content if isinstance(content, list) else []:
+            if not isinstance(item, dict) or item.get("type") != "diff":
+                continue
+            event = FileDiffEvent(call_id, _str(item.get("path")), diff_text(item))
+            key = (call_id, event.path, event.diff)
+            if event.diff and key not in self.diffed:
+                self.diffed.add(key)
+                events.append(event)
         return events
 
     def _output(self, call_id: str, text: str) -> list[AgentEvent]:

@@ -10,6 +10,14 @@ skills where it finds them; then ``initialize`` and ``session/new``. Each turn i
 option. Stop sends ``session/cancel`` (the engine is killed if it has not ended the turn
 within :data:`CANCEL_GRACE` seconds). The engine is killed when the session is discarded
 or the server stops. We store the user's prompts and the engine's final text of each turn.
+
+The engine's own session id is stored with our session (``engine_sessions``). When the
+engine starts again for a session it had before (after a crash, a Stop, a server
+restart) and it advertised ``loadSession``, ``session/load`` continues that conversation;
+what it replays is dropped (the page has the history), at most :data:`MAX_REPLAY`
+updates within ``startup_timeout``. Otherwise (it cannot load, refuses, replays without
+end, the stored id is unusable or another engine's) a new engine session starts and the
+turn begins with a one-line ``notice`` saying so.
 """
 
 from __future__ import annotations
@@ -43,10 +51,30 @@ PROVIDER = "acp"  # the stored session's provider; its model names the engine
 PROTOCOL_VERSION = 1
 CANCEL_GRACE = 10.0
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+MAX_REMOTE_ID = 256  # characters of an engine's session id we keep and send back
+MAX_REPLAY = 10_000  # session/update notifications a session/load may replay
 
 
 class EngineError(Exception):
     pass
+
+
+@dataclass(frozen=True, slots=True)
+class EngineNotice:
+    """One line for the page about the hosted engine (wire type ``notice``)."""
+
+    message: str
+    kind: str = "notice"
+
+
+HostedEvent = AgentEvent | EngineNotice
+
+
+def remote_id(value: Any) -> str | None:
+    """An engine's session id we accept: 1 to :data:`MAX_REMOTE_ID` printable characters."""
+    if isinstance(value, str) and 0 < len(value) <= MAX_REMOTE_ID and value.isprintable():
+        return value
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +139,14 @@ class HostedAgent:
         self._watchdog: asyncio.TimerHandle | None = None
         self._turn: tuple[int, ...] = ()
         self._prompt: asyncio.Future[Any] | None = None
+        self.notes: list[str] = []  # for the page, at the start of the turn
+        self._replayed: int | None = None  # updates replayed by a session/load under way
+        self._overflow: asyncio.Future[None] | None = None
+        self._generation = 0  # of the engine process: messages from an earlier one are dropped
 
     # ---- a turn ----------------------------------------------------------------------
 
-    async def run(self, text: str) -> AsyncIterator[AgentEvent]:
+    async def run(self, text: str) -> AsyncIterator[HostedEvent]:
         self.cancelled, self._mapper = False, UpdateMapper()
         queue = self._queue = asyncio.Queue()
         self._turn = self.store.append_next(self.session_id, Message.user(text), model=self.spec.name)
@@ -123,9 +155,13 @@ class HostedAgent:
                 await self._open()
         except Exception as exc:  # noqa: BLE001 - a broken engine is told, the server stays up
             await self.aclose()
+            for note in self._take_notes():
+                yield note
             yield ErrorEvent(f"engine {self.spec.name}: {exc}", 3)
             yield DoneEvent("error", "", 0, Usage(), 3)
             return
+        for note in self._take_notes():
+            yield note
         assert self.peer is not None
         prompt = self._prompt = asyncio.ensure_future(self.peer.request(
             "session/prompt", {"sessionId": self.remote_id, "prompt": [{"type": "text", "text": text}]},
@@ -134,6 +170,10 @@ class HostedAgent:
             yield event
         for event in self._finish(prompt):
             yield event
+
+    def _take_notes(self) -> list[EngineNotice]:
+        notes, self.notes = self.notes, []
+        return [EngineNotice(f"engine {self.spec.name}: {n}") for n in notes]
 
     def _finish(self, prompt: asyncio.Future[Any]) -> list[AgentEvent]:
         from aiagent.process.jsonrpc import PeerDied
@@ -165,20 +205,66 @@ class HostedAgent:
     # ---- the engine's process --------------------------------------------------------
 
     async def _open(self) -> None:
-        from aiagent.process.jsonrpc import PeerDied, PeerTimeout, spawn_peer
+        """Start the engine; continue its stored session if it can, else open a new one."""
+        can_load = await self._start()
+        link = self.store.engine_session(self.session_id)
+        if link is not None and await self._resume(link, can_load):
+            return
+        if self.peer is None or self.peer.closed:  # killed by a failed load
+            await self._start()
+        assert self.peer is not None
+        async with self._talking():
+            opened = await self.peer.request("session/new", {"cwd": str(self.workspace),
+                                                             "mcpServers": []},
+                                             self.spec.startup_timeout)
+        session_id = remote_id(opened.get("sessionId") if isinstance(opened, dict) else None)
+        if session_id is None:
+            raise EngineError("session/new answered without a usable sessionId (a string of 1 to "
+                              f"{MAX_REMOTE_ID} printable characters)")
+        self.remote_id = session_id
+        self.store.set_engine_session(self.session_id, self.spec.name, session_id)
+
+    async def _start(self) -> bool:
+        """Spawn the engine and ``initialize``; True if it can load sessions."""
+        from aiagent.process.jsonrpc import spawn_peer
         from aiagent.ui.web.engine_skills import place_skills
 
         note = await asyncio.to_thread(place_skills, self.spec, self.settings)
         sys.stderr.write(f"aiagent serve: {note}\n")
         env = engine_env(self.spec, dict(self.settings.env or os.environ))
+        self.remote_id = ""
+        self._generation += 1
+        generation = self._generation
+
+        async def handle(method: str, params: dict[str, Any]) -> Any:
+            if generation != self._generation:  # a process we gave up on (a runaway replay)
+                raise ValueError("this engine process is no longer used")
+            return await self._handle(method, params)
+
         try:
             self.peer = await spawn_peer([self.spec.command, *self.spec.args], cwd=str(self.workspace),
-                                         env=env, handler=self._handle)
+                                         env=env, handler=handle)
         except OSError as exc:
             raise EngineError(f"cannot start {self.spec.command!r}: {exc}") from None
+        async with self._talking():
+            hello = await self.peer.request("initialize", {
+                "protocolVersion": PROTOCOL_VERSION,
+                "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False},
+                                       "terminal": False},
+                "clientInfo": {"name": "aiagent-serve", "version": "1"}}, self.spec.startup_timeout)
+        capabilities = hello.get("agentCapabilities") if isinstance(hello, dict) else None
+        return isinstance(capabilities, dict) and capabilities.get("loadSession") is True
+
+    @contextlib.asynccontextmanager
+    async def _talking(self) -> AsyncIterator[None]:
+        """An engine that died or did not answer, as an :class:`EngineError`."""
+        from aiagent.process.jsonrpc import PeerDied, PeerTimeout
+
         try:
-            await self._hello(self.peer)
+            yield
         except PeerDied:
+            if self.peer is None:
+                raise EngineError("the engine was stopped") from None
             await self.peer.running.wait_exit(2.0)  # for the exit status and stderr's last line
             await self.peer.running.wait_readers(1.0)
             raise EngineError(self.peer.death_note()) from None
@@ -186,23 +272,67 @@ class HostedAgent:
             raise EngineError(f"no answer within {self.spec.startup_timeout:g}s "
                               "(is it an ACP agent? see startup_timeout)") from None
 
-    async def _hello(self, peer: RpcPeer) -> None:
-        timeout = self.spec.startup_timeout
-        await peer.request("initialize", {
-            "protocolVersion": PROTOCOL_VERSION,
-            "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False},
-                                   "terminal": False},
-            "clientInfo": {"name": "aiagent-serve", "version": "1"}}, timeout)
-        opened = await peer.request("session/new", {"cwd": str(self.workspace), "mcpServers": []},
-                                         timeout)
-        session_id = opened.get("sessionId") if isinstance(opened, dict) else None
-        if not isinstance(session_id, str) or not session_id:
-            raise EngineError("session/new answered without a sessionId")
-        self.remote_id = session_id
+    async def _resume(self, link: tuple[str, str], can_load: bool) -> bool:
+        """``session/load`` of the stored engine session; False (with a note) if not done."""
+        from aiagent.process.jsonrpc import PeerDied, PeerTimeout, RpcError
+
+        engine, stored = link
+        fresh = "a new engine session starts; it does not see the earlier turns (they stay shown here)"
+        if engine != self.spec.name:
+            self.notes.append(f"the stored engine session belongs to engine {engine[:64]!r}, not "
+                              f"loaded: {fresh}")
+            return False
+        if remote_id(stored) is None:
+            self.notes.append(f"the stored engine session id is unusable: {fresh}")
+            return False
+        if not can_load:
+            self.notes.append(f"this engine cannot load sessions (no loadSession): {fresh}")
+            return False
+        try:
+            await self._load(stored)
+        except (RpcError, PeerDied, PeerTimeout, EngineError) as exc:
+            self.remote_id = ""
+            if not isinstance(exc, RpcError) and self.peer is not None:
+                await self.peer.kill()  # a runaway replay or a silent engine: start afresh
+            reason = str(exc) or type(exc).__name__
+            self.notes.append(f"could not load its session ({reason[:200]}): {fresh}")
+            return False
+        return True
+
+    async def _load(self, stored: str) -> None:
+        """``session/load``; the replayed updates are counted and dropped."""
+        from aiagent.process.jsonrpc import RpcError
+
+        assert self.peer is not None
+        self.remote_id, self._replayed = stored, 0
+        overflow = self._overflow = asyncio.get_running_loop().create_future()
+        load = asyncio.ensure_future(self.peer.request(
+            "session/load", {"sessionId": stored, "cwd": str(self.workspace), "mcpServers": []},
+            self.spec.startup_timeout))
+        try:
+            await asyncio.wait({load, overflow}, return_when=asyncio.FIRST_COMPLETED)
+            if not load.done():
+                raise EngineError(f"it replayed more than {MAX_REPLAY} updates")
+            load.result()
+            for _ in range(3):  # notifications read before the answer are still being handled
+                await asyncio.sleep(0)
+        except RpcError:
+            raise  # the engine said no: the same process opens a new session
+        except BaseException:
+            self._generation += 1  # a runaway or dead process: what it still sends is dropped
+            raise
+        finally:
+            self._overflow, self._replayed = None, None
+            if not load.done():
+                load.cancel()
+                with contextlib.suppress(BaseException):
+                    await load
 
     async def _handle(self, method: str, params: dict[str, Any]) -> Any:
         if params.get("sessionId") not in (None, self.remote_id):
             raise ValueError("unknown sessionId")
+        if self._replayed is not None:  # session/load: the page already has this history
+            return self._replay(method)
         queue = self._queue
         if method == "session/update":
             for event in self._mapper.events(params.get("update")):
@@ -215,18 +345,29 @@ class HostedAgent:
 
         raise RpcError(f"method not found: {method}", -32601)
 
+    def _replay(self, method: str) -> Any:
+        if method != "session/update":
+            return permission_outcome("") if method == "session/request_permission" else None
+        self._replayed = (self._replayed or 0) + 1
+        if self._replayed > MAX_REPLAY and self._overflow is not None and not self._overflow.done():
+            self._overflow.set_result(None)
+        return None
+
     async def _permission(self, params: dict[str, Any]) -> dict[str, Any]:
         options = permission_options(params.get("options"))
         call = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
         assert isinstance(call, dict)
         raw = call.get("rawInput")
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        call_id = str(call.get("toolCallId") or f"perm-{id(future)}")
         event = ApprovalRequestEvent(
-            str(call.get("toolCallId") or f"perm-{id(future)}"), str(call.get("kind") or "tool"),
+            call_id, str(call.get("kind") or "tool"),
             str(call.get("title") or "the engine asks to run a tool"),
             raw if isinstance(raw, dict) else {}, tuple(options), future)
         if self.cancelled or self._queue is None:
             return permission_outcome("")
+        for diff in self._mapper.diffs(call_id, call.get("content")):  # what an edit would do
+            self._queue.put_nowait(diff)
         self._queue.put_nowait(event)
         answer = await future
         return permission_outcome("" if self.cancelled else options.get(answer, ""))

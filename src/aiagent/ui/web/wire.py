@@ -28,9 +28,10 @@ from aiagent.contracts.events import (
     UsageEvent,
 )
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.ui.web.engines import EngineNotice
 
 
-def to_wire(event: AgentEvent, workspace: Path | None = None) -> tuple[str, dict[str, Any]]:
+def to_wire(event: AgentEvent | EngineNotice, workspace: Path | None = None) -> tuple[str, dict[str, Any]]:
     """(SSE event type, data) for one AgentEvent; ``workspace`` lets an approval request
     carry the diff an edit would make (the TUI's preview)."""
     if isinstance(event, TextDeltaEvent):
@@ -61,6 +62,8 @@ def to_wire(event: AgentEvent, workspace: Path | None = None) -> tuple[str, dict
         return "compaction", {"before": event.before_tokens, "after": event.after_tokens}
     if isinstance(event, PlanUpdatedEvent):
         return "plan", plan_data(event)
+    if isinstance(event, EngineNotice):
+        return "notice", {"message": event.message}
     return "other", {}
 
 

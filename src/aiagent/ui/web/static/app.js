@@ -417,6 +417,7 @@ function onEvent(type, data, id) {
     case "approval-answer": approvalAnswered(data.id, data.answer); break;
     case "usage": showUsage(data.total, data.cost); break;
     case "error": $("messages").append(el("div", "msg error-line", data.message)); break;
+    case "notice": $("messages").append(el("div", "msg notice-line", data.message)); break;
     case "gap": status("some events were too old to replay", true); break;
     case "done": paint(); state.live = null; setRunning(false);
       status(data.stop_reason === "completed" ? "" : "stopped: " + data.stop_reason, data.stop_reason === "error");
