@@ -21,7 +21,7 @@ from acp import RequestError, schema
 @cache
 def _table() -> dict[str, dict[str, str]]:
     text = resources.files("aiagent.ui.acp").joinpath("modes.toml").read_text("utf-8")
-    return tomllib.loads(text)  # type: ignore[return-value]
+    return tomllib.loads(text)
 
 
 def mode_ids() -> tuple[str, ...]:
