@@ -159,7 +159,7 @@ def test_commands_run_in_the_editors_terminal_with_our_result_contract(tmp_path:
 
 def test_timeout_kills_and_releases_the_terminal(tmp_path: Path) -> None:
     script = [Turn(tool_calls=[ToolCall("shell_command", {"command": "echo begun; sleep 60",
-                                                          "timeout_ms": 1500})]),
+                                                          "timeout_ms": 3000})]),
               Turn(text="done")]
     client = Recorder(answer="once")
     asyncio.run(_run(tmp_path, script, client, ["run"], terminal=True))
@@ -221,7 +221,7 @@ def test_hostile_terminals_fail_safely_beside_a_working_one(tmp_path: Path) -> N
 
     # output that never ends and is never cut by the client: capped as our runner caps it
     flood = "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo tail-mark; sleep 60"
-    script = [Turn(tool_calls=[ToolCall("shell_command", {"command": flood, "timeout_ms": 4000})]),
+    script = [Turn(tool_calls=[ToolCall("shell_command", {"command": flood, "timeout_ms": 8000})]),
               Turn(text="done")]
     client = Recorder(answer="once", terminal_mode="ignore_limit")
     asyncio.run(_run(tmp_path / "c", script, client, ["run"], terminal=True))
