@@ -4,7 +4,9 @@ package's client side (``spawn_agent_process``), with a recording client."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -12,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, schema, spawn_agent_process
+from acp import PROTOCOL_VERSION, RequestError, schema, spawn_agent_process
 
 from aiagent.testing import FakeLLM
 
@@ -35,6 +37,42 @@ Answer = Callable[[schema.RequestPermissionRequest], Any]
 
 
 @dataclass
+class Term:
+    """A command the test client runs for ``terminal/create``; output kept to ``limit``
+    bytes (the tail, as the protocol says), or all of it."""
+
+    proc: asyncio.subprocess.Process
+    limit: int | None
+    output: bytearray = field(default_factory=bytearray)
+    truncated: bool = False
+    reader: asyncio.Future[None] | None = None
+
+    async def pump(self) -> None:
+        assert self.proc.stdout is not None
+        while chunk := await self.proc.stdout.read(65536):
+            self.output += chunk
+            if self.limit is not None and len(self.output) > self.limit:
+                del self.output[:len(self.output) - self.limit]
+                self.truncated = True
+
+    def text(self) -> str:
+        return self.output.decode("utf-8", "replace")
+
+    def status(self) -> schema.TerminalExitStatus | None:
+        code = self.proc.returncode
+        if code is None:
+            return None
+        if code < 0:
+            return schema.TerminalExitStatus(exit_code=None, signal=signal.Signals(-code).name)
+        return schema.TerminalExitStatus(exit_code=code)
+
+    def kill(self) -> None:
+        if self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+@dataclass
 class Recorder:
     """The test's ACP client: records updates, answers permissions with ``answer``
     (an option id, None to cancel, or "never" to leave the request unanswered)."""
@@ -44,6 +82,14 @@ class Recorder:
     updates: list[tuple[str, Any]] = field(default_factory=list)
     permissions: list[Any] = field(default_factory=list)
     file_reads: list[str] = field(default_factory=list)
+    writes: list[tuple[str, str]] = field(default_factory=list)
+    write_error: str | None = None  # fs/write_text_file fails for paths containing this
+    # "run"; "create_error" (terminal/create fails); "never_exit" (wait_for_exit never
+    # answers); "ignore_limit" (the output is never cut)
+    terminal_mode: str = "run"
+    terminal_calls: list[tuple[str, ...]] = field(default_factory=list)
+    terminals: dict[str, Term] = field(default_factory=dict)
+    pids: list[int] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def request_permission(self, options: list[Any], session_id: str, tool_call: Any,
@@ -67,8 +113,79 @@ class Recorder:
             return schema.ReadTextFileResponse(content=self.files[path])
         return schema.ReadTextFileResponse(content=Path(path).read_text())
 
-    async def write_text_file(self, **_: Any) -> None:
-        raise NotImplementedError
+    async def write_text_file(self, path: str, content: str, session_id: str,
+                              **_: Any) -> schema.WriteTextFileResponse:
+        self.writes.append((path, content))
+        self.changed.set()
+        if self.write_error is not None and self.write_error in path:
+            raise RequestError.internal_error({"details": "the buffer is read-only"})
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(content)  # an editor saves its buffer
+        return schema.WriteTextFileResponse()
+
+    # ---- terminal/*: the command runs in a process of this client ----------------------
+
+    async def create_terminal(self, command: str, session_id: str, args: list[str] | None = None,
+                              env: list[Any] | None = None, cwd: str | None = None,
+                              output_byte_limit: int | None = None,
+                              **_: Any) -> schema.CreateTerminalResponse:
+        self._note(("create", command, *(args or [])))
+        self.changed.set()
+        if self.terminal_mode == "create_error":
+            raise RequestError.internal_error({"details": "no terminal here"})
+        extra = {e.name: e.value for e in env or []}
+        proc = await asyncio.create_subprocess_exec(
+            command, *(args or []), cwd=cwd, env={**os.environ, **extra},
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True)
+        limit = None if self.terminal_mode == "ignore_limit" else output_byte_limit
+        term = Term(proc, limit)
+        term.reader = asyncio.ensure_future(term.pump())
+        terminal_id = f"term-{len(self.calls('create'))}"
+        self.terminals[terminal_id] = term
+        self.pids.append(proc.pid)
+        return schema.CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def terminal_output(self, session_id: str, terminal_id: str,
+                              **_: Any) -> schema.TerminalOutputResponse:
+        self._note(("output", terminal_id))
+        term = self.terminals[terminal_id]
+        return schema.TerminalOutputResponse(output=term.text(), truncated=term.truncated,
+                                             exit_status=term.status())
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str,
+                                     **_: Any) -> schema.WaitForTerminalExitResponse:
+        self._note(("wait", terminal_id))
+        if self.terminal_mode == "never_exit":
+            await asyncio.Event().wait()
+        term = self.terminals[terminal_id]
+        await term.proc.wait()
+        if term.reader is not None:
+            await term.reader
+        status = term.status()
+        return schema.WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str,
+                            **_: Any) -> schema.KillTerminalResponse:
+        self._note(("kill", terminal_id))
+        self.changed.set()
+        self.terminals[terminal_id].kill()
+        return schema.KillTerminalResponse()
+
+    async def release_terminal(self, session_id: str, terminal_id: str,
+                               **_: Any) -> schema.ReleaseTerminalResponse:
+        self._note(("release", terminal_id))
+        self.changed.set()
+        term = self.terminals.pop(terminal_id)
+        term.kill()
+        return schema.ReleaseTerminalResponse()
+
+    def _note(self, call: tuple[str, ...]) -> None:
+        self.terminal_calls.append(call)
+        self.changed.set()
+
+    def calls(self, method: str) -> list[tuple[str, ...]]:
+        return [c for c in self.terminal_calls if c[0] == method]
 
     def on_connect(self, conn: Any) -> None:
         pass
@@ -94,9 +211,11 @@ class Peer:
     client: Recorder
     project: Path
 
-    async def initialize(self, *, fs: bool = False) -> Any:
+    async def initialize(self, *, fs: bool = False, write: bool = False,
+                         terminal: bool = False) -> Any:
         caps = schema.ClientCapabilities(
-            fs=schema.FileSystemCapabilities(read_text_file=fs, write_text_file=False))
+            fs=schema.FileSystemCapabilities(read_text_file=fs, write_text_file=write),
+            terminal=terminal)
         return await self.conn.initialize(protocol_version=PROTOCOL_VERSION,
                                           client_capabilities=caps)
 

@@ -138,6 +138,29 @@ class FileAccess(Protocol):
     async def read_text(self, path: Path) -> str | None: ...
 
 
+@runtime_checkable
+class FileWriteAccess(Protocol):
+    """A :class:`FileAccess` that can also save files the way its user does: through an
+    editor (``fs/write_text_file`` over ACP), so the editor's buffers show the change. The
+    tool has resolved and checked the path (workspace scope, symlinks, protected paths,
+    approval) and computed the whole new text first; only the final write is handed over.
+    ``can_write`` False means: write the disk as usual. ``write_text`` raises when the
+    front-end fails; the tool then reports an error."""
+
+    @property
+    def can_write(self) -> bool: ...
+
+    async def write_text(self, path: Path, text: str) -> None: ...
+
+
+def file_writer(ctx: ToolContext) -> FileWriteAccess | None:
+    """The front-end's writer when it offers one (see :class:`FileWriteAccess`), else None."""
+    files = ctx.files
+    if isinstance(files, FileWriteAccess) and files.can_write:
+        return files
+    return None
+
+
 @dataclass(slots=True)
 class ToolContext:
     """What a running tool may use.

@@ -4,6 +4,9 @@
 Writers resolve and check the path once, then read, write and rename through a handle of
 the folder reached by a no-follow walk (:func:`aiagent.tools.workspace.open_parent`), so a
 folder swapped for a symlink between the check and the write is refused, not followed.
+When the front-end writes files itself (an editor over ACP: ``ctx.files`` is a
+:class:`~aiagent.contracts.tools.FileWriteAccess`), every check is made the same way and
+only the final write is handed over (:mod:`aiagent.tools.delegated`).
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.contracts.events import FileDiffEvent
-from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError, ToolResult
-from aiagent.tools import textio
+from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError, ToolResult, file_writer
+from aiagent.tools import delegated, textio
 from aiagent.tools.base import patch_header_paths
+from aiagent.tools.delegated import Planned
 from aiagent.tools.tooldef import (
     BuiltinTool,
     boolean,
@@ -429,8 +433,13 @@ def _emit_diff(ctx: ToolContext, shown: str, old: str, new: str) -> None:
         ctx.emit(FileDiffEvent(id=ctx.call_id, path=shown, diff=diff))
 
 
-def save(ctx: ToolContext, parent: Parent, current: textio.TextFile | None, new_text: str) -> None:
-    """Write ``new_text`` keeping the old file's encoding, line endings and mode."""
+def save(ctx: ToolContext, parent: Parent, current: textio.TextFile | None, new_text: str,
+         defer: list[Planned] | None = None) -> None:
+    """Write ``new_text`` keeping the old file's encoding, line endings and mode; with
+    ``defer``, only note it there (the front-end writes it: :mod:`aiagent.tools.delegated`)."""
+    if defer is not None:
+        defer.append(Planned(parent.path, current, new_text))
+        return
     shape = current or textio.TextFile(path=parent.path, text="")
     data = shape.encode(new_text)
     textio.write_at(parent, data, shape.mode)
@@ -438,17 +447,19 @@ def save(ctx: ToolContext, parent: Parent, current: textio.TextFile | None, new_
     _emit_diff(ctx, display_path(ctx, parent.path), current.text if current else "", new_text)
 
 
-def _write_whole(ctx: ToolContext, path: Path, shown: str, content: str) -> bool:
+def _write_whole(ctx: ToolContext, path: Path, shown: str, content: str,
+                 defer: list[Planned] | None = None) -> bool:
     """write_file's work; True when the file existed before."""
     with textio.os_errors(path), open_parent(ctx, path, create=True) as parent:
         current = textio.read_at(parent)
         if current is not None:
             textio.check_not_stale(ctx, path, shown, current)
-        save(ctx, parent, current, content)
+        save(ctx, parent, current, content, defer)
     return current is not None
 
 
-def _edit(ctx: ToolContext, path: Path, shown: str, args: dict[str, Any]) -> int:
+def _edit(ctx: ToolContext, path: Path, shown: str, args: dict[str, Any],
+          defer: list[Planned] | None = None) -> int:
     """edit's work; the number of replacements."""
     with textio.os_errors(path), open_parent(ctx, path) as parent:
         current = textio.read_at(parent)
@@ -458,7 +469,7 @@ def _edit(ctx: ToolContext, path: Path, shown: str, args: dict[str, Any]) -> int
         old = args["old_string"].replace("\r\n", "\n") if current.crlf else args["old_string"]
         new = args["new_string"].replace("\r\n", "\n") if current.crlf else args["new_string"]
         text, count = replace_text(current.text, old, new, bool(args.get("replace_all")), shown)
-        save(ctx, parent, current, text)
+        save(ctx, parent, current, text, defer)
     return count
 
 
@@ -486,7 +497,11 @@ class WriteFileTool(BuiltinTool):
         path = resolve_path(ctx, args["file_path"], field="file_path")
         shown = display_path(ctx, path)
         content = args["content"]
-        existed = await in_thread(_write_whole, ctx, path, shown, content)
+        writer = file_writer(ctx)
+        defer: list[Planned] | None = [] if writer is not None else None
+        existed = await in_thread(_write_whole, ctx, path, shown, content, defer)
+        if writer is not None and defer:
+            await delegated.save_all(ctx, writer, defer, [])
         verb = "Updated" if existed else "Created"
         return f"{verb} {shown} ({_line_count(content)} lines)"
 
@@ -528,7 +543,11 @@ class EditTool(BuiltinTool):
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path = resolve_path(ctx, args["file_path"], field="file_path")
         shown = display_path(ctx, path)
-        count = await in_thread(_edit, ctx, path, shown, args)
+        writer = file_writer(ctx)
+        defer: list[Planned] | None = [] if writer is not None else None
+        count = await in_thread(_edit, ctx, path, shown, args, defer)
+        if writer is not None and defer:
+            await delegated.save_all(ctx, writer, defer, [])
         noun = "occurrence" if count == 1 else "occurrences"
         return f"Edited {shown}: replaced {count} {noun}."
 
@@ -555,6 +574,15 @@ class ApplyPatchTool(BuiltinTool):
     effect = ToolEffect.of("write", patch_args=("input",), patch_reader=patch_header_paths)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        from aiagent.tools.patching import apply_patch_text
+        from aiagent.tools import patching
 
-        return await in_thread(apply_patch_text, ctx, args["input"])
+        writer = file_writer(ctx)
+        if writer is None:
+            return await in_thread(patching.apply_patch_text, ctx, args["input"])
+        changes = await in_thread(patching.plan_patch, ctx, args["input"])
+        plans = [Planned(c.dest or c.path, c.current, c.new_text)
+                 for c in changes if c.new_text is not None]
+        removals = [c.path for c in changes
+                    if c.new_text is None or (c.dest is not None and c.dest != c.path)]
+        await delegated.save_all(ctx, writer, plans, removals)
+        return patching.summary(changes)

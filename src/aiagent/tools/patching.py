@@ -29,6 +29,14 @@ class Change:
 
 
 def apply_patch_text(ctx: ToolContext, text: str) -> str:
+    changes = plan_patch(ctx, text)
+    for change in changes:
+        _perform(ctx, change)
+    return summary(changes)
+
+
+def plan_patch(ctx: ToolContext, text: str) -> list[Change]:
+    """Every change of the patch, checked and computed; nothing is written yet."""
     try:
         hunks = parse_patch(text)
     except PatchError as err:
@@ -40,8 +48,10 @@ def apply_patch_text(ctx: ToolContext, text: str) -> str:
         raise ToolError(str(err)) from None
     if not changes:
         raise ToolError("No files were modified.")
-    for change in changes:
-        _perform(ctx, change)
+    return changes
+
+
+def summary(changes: list[Change]) -> str:
     lines = ["Success. Updated the following files:"]
     for letter in "AMD":
         lines += [f"{letter} {c.shown}" for c in changes if c.letter == letter]
@@ -78,6 +88,13 @@ def _plan(ctx: ToolContext, hunk: Hunk, path: Path, dest: Path | None) -> Change
         return Change("D", hunk.path, path, current, None)
     new_text = apply_chunks(current.text, hunk.chunks, hunk.path)
     return Change("M", hunk.move_to or hunk.path, path, current, new_text, dest)
+
+
+def remove(ctx: ToolContext, path: Path) -> None:
+    """Delete ``path`` (a symlink there is removed, never followed) and forget its read."""
+    with textio.os_errors(path, "delete"), open_parent(ctx, path) as parent:
+        textio.unlink_at(parent)
+    ctx.state.get(textio.READS_KEY, {}).pop(str(path), None)
 
 
 def _perform(ctx: ToolContext, change: Change) -> None:

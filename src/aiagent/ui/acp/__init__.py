@@ -4,5 +4,6 @@
 ``server.py`` answers the protocol's methods with agents built by :mod:`aiagent.app`,
 ``updates.py`` turns the AgentEvent stream into ``session/update`` notifications,
 ``replay.py`` turns a stored session into the same, ``permissions.py`` maps approvals and
-``files.py`` reads files through the editor. See docs/acp.md.
+``files.py`` reads and writes files through the editor, ``terminal.py`` runs commands in
+the editor's terminal and ``modes.py`` maps session modes onto approval modes. See docs/acp.md.
 """

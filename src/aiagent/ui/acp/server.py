@@ -20,10 +20,16 @@ from typing import TYPE_CHECKING, Any
 from acp import PROTOCOL_VERSION, RequestError, schema
 
 from aiagent import __version__
-from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, ErrorEvent
-from aiagent.ui.acp import permissions
+from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, ErrorEvent, ToolResultEvent
+from aiagent.ui.acp import modes, permissions
 from aiagent.ui.acp.files import ClientFiles
 from aiagent.ui.acp.replay import replay
+from aiagent.ui.acp.terminal import (
+    ClientTerminals,
+    TerminalEvent,
+    terminal_choice,
+    wrap_shell_tools,
+)
 from aiagent.ui.acp.updates import TurnView, stop_reason, usage_total
 
 if TYPE_CHECKING:
@@ -43,6 +49,7 @@ class Live:
     app: Application
     started: Started
     files: ClientFiles | None = None
+    terminals: ClientTerminals | None = None
     running: bool = False
     asks: set[asyncio.Task[None]] = field(default_factory=set)
 
@@ -54,6 +61,8 @@ class AcpServer:
         self.options = options
         self.conn: Any = None
         self.client_reads_files = False
+        self.client_writes_files = False
+        self.client_terminal = False
         self.sessions: dict[str, Live] = {}
 
     def on_connect(self, conn: Any) -> None:
@@ -65,6 +74,8 @@ class AcpServer:
                          client_info: Any = None, **_: Any) -> schema.InitializeResponse:
         fs = getattr(client_capabilities, "fs", None)
         self.client_reads_files = bool(getattr(fs, "read_text_file", False))
+        self.client_writes_files = bool(getattr(fs, "write_text_file", False))
+        self.client_terminal = bool(getattr(client_capabilities, "terminal", False))
         return schema.InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=schema.AgentCapabilities(
@@ -81,7 +92,8 @@ class AcpServer:
         from aiagent.core.session import SessionRequest
 
         live = self._open(cwd, mcp_servers, SessionRequest())
-        return schema.NewSessionResponse(session_id=live.started.session.info.id)
+        return schema.NewSessionResponse(session_id=live.started.session.info.id,
+                                          modes=modes.state(live.started.policy))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **_: Any) -> schema.LoadSessionResponse:
@@ -98,7 +110,14 @@ class AcpServer:
         agent = live.started.agent
         for update in replay(list(agent.conversation.messages), agent.tools):
             await self.conn.session_update(session_id=session_id, update=update)
-        return schema.LoadSessionResponse()
+        return schema.LoadSessionResponse(modes=modes.state(live.started.policy))
+
+    async def set_session_mode(self, mode_id: str, session_id: str,
+                               **_: Any) -> schema.SetSessionModeResponse:
+        live = self._live(session_id)
+        update = modes.switch(live.started.policy, mode_id)
+        await self.conn.session_update(session_id=session_id, update=update)
+        return schema.SetSessionModeResponse()
 
     def _open(self, cwd: str, mcp_servers: list[Any] | None, request: Any) -> Live:
         from aiagent.app import Application
@@ -114,9 +133,14 @@ class AcpServer:
             raise RequestError.internal_error({"details": str(exc)}) from None
         live = Live(app, started)
         session_id = started.session.info.id
-        if self.client_reads_files:
-            live.files = ClientFiles(self.conn, session_id)
+        if self.client_reads_files or self.client_writes_files:
+            live.files = ClientFiles(self.conn, session_id, reads=self.client_reads_files,
+                                     writes=self.client_writes_files)
             started.agent.use_files(live.files)
+        choice = terminal_choice(settings)
+        if self.client_terminal and choice != "agent":
+            live.terminals = ClientTerminals(self.conn, session_id)
+            wrap_shell_tools(started.agent, live.terminals, choice)
         self.sessions[session_id] = live
         return live
 
@@ -163,7 +187,14 @@ class AcpServer:
         window = int(getattr(live.started.session.context, "budget", 0) or 0)
         view = TurnView(agent.workspace, agent.tools, window)
         error, done = "", None
+        shown: dict[str, Any] = {}  # call id -> the terminal content of a call in the editor
         async for event in agent.run(text):
+            if isinstance(event, TerminalEvent):
+                shown[event.id] = terminal_content(event.terminal_id)
+                await self.conn.session_update(session_id=session_id, update=schema.ToolCallProgress(
+                    session_update="tool_call_update", tool_call_id=event.id, status="in_progress",
+                    content=[shown[event.id]]))
+                continue
             if isinstance(event, ApprovalRequestEvent):
                 self._ask(live, session_id, event, view)
             elif isinstance(event, ErrorEvent):
@@ -172,6 +203,8 @@ class AcpServer:
                 done = event
                 break
             for update in view.updates(event):
+                if isinstance(event, ToolResultEvent) and event.id in shown:
+                    update.content = [shown[event.id]]  # the terminal stays in the call
                 await self.conn.session_update(session_id=session_id, update=update)
         if done is None or done.stop_reason == "error":
             raise RequestError(-32603, error or "the run ended without an answer")
@@ -233,6 +266,10 @@ class AcpServer:
     async def close(self) -> None:
         for session_id in list(self.sessions):
             await self._discard(session_id)
+
+
+def terminal_content(terminal_id: str) -> Any:
+    return schema.TerminalToolCallContent(type="terminal", terminal_id=terminal_id)
 
 
 def _note(text: str) -> Any:
