@@ -109,3 +109,26 @@ def test_bad_query_names_rule_and_field() -> None:
     s._queries.clear()
     with pytest.raises(SecurityConfigError, match=r"\.security\.yaml: X-1\.pattern\.query"):
         s.validate()
+
+
+def test_rule_valid_only_joined_to_the_next_is_still_named() -> None:
+    """Rules are compiled one by one only when the joined query says so: a rule whose text
+    is not a query alone (an open paren the next rule closes) must still be reported."""
+    open_rule = parse_rule({"id": "X-OPEN", "languages": ["python"], "pattern": {
+        "type": "tree-sitter", "query": "(call function: (identifier) @f"}}, ".security.yaml")
+    close_rule = parse_rule({"id": "X-CLOSE", "languages": ["python"], "pattern": {
+        "type": "tree-sitter", "query": ") @c"}}, ".security.yaml")
+    s = SastScanner()
+    s._tree_rules["python"] = [*s._tree_rules["python"], open_rule, close_rule]
+    s._queries.clear()
+    with pytest.raises(SecurityConfigError, match=r"X-OPEN\.pattern\.query \(python\)"):
+        s.validate()
+
+
+def test_tree_rules_and_taint_share_one_pass() -> None:
+    """Beside it: a file hit by a tree-sitter rule and a taint rule reports both."""
+    code = ("import os\nfrom flask import request\n\n\ndef run():\n"
+            "    os.system(request.args['c'])\n\n\napp.run(debug=True)\n")
+    found = ids(code, "app.py")
+    assert "PY-FLASK-DEBUG-001" in found
+    assert any(i.startswith("PY-CMDI") for i in found), found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from contextlib import suppress
 from typing import Any
 
 from aiagent.security.config import SecurityConfig
@@ -20,7 +21,7 @@ from aiagent.security.scanners.sast_query import (
     report_node,
 )
 from aiagent.security.scanners.sast_rules import SastRule, parse_rule
-from aiagent.security.scanners.sast_taint import taint_matches, warm_taint
+from aiagent.security.scanners.sast_taint import taint_matches, taint_query
 from aiagent.security.textpos import line_at
 from aiagent.syntax.treesitter import GRAMMARS, available, parse
 
@@ -69,7 +70,7 @@ class SastScanner:
 
     def validate(self) -> None:
         """Compile every tree-sitter rule now (raises SecurityConfigError on a bad one)."""
-        for lang in self._tree_rules:
+        for lang in list(self._tree_rules):
             if available(lang):
                 self._query(lang)
 
@@ -78,13 +79,10 @@ class SastScanner:
         for lang in sorted(languages):
             if lang not in GRAMMARS or not available(lang):
                 continue
-            try:
-                if lang in self._tree_rules:
+            if lang in self._tree_rules or lang in self._taint_rules:
+                # a bad rule query is reported per file by scan_file, as without warming
+                with suppress(SecurityConfigError):
                     self._query(lang)
-            except SecurityConfigError:
-                pass  # a bad rule query is reported per file by scan_file, as without warming
-            if self._taint_rules.get(lang):
-                warm_taint(lang)
 
     def scan_file(self, file: SourceFile, data: bytes) -> list[Finding]:
         findings = self._scan_regex(file, data)
@@ -94,20 +92,24 @@ class SastScanner:
         return findings
 
     def _query(self, language: str) -> LanguageQuery:
+        """The language's rules and its taint patterns in one query (one pass per file)."""
         q = self._queries.get(language)
         if q is None:
-            q = self._queries[language] = LanguageQuery(language, self._tree_rules[language])
+            extra = taint_query(language) if self._taint_rules.get(language) else ""
+            q = LanguageQuery(language, self._tree_rules.get(language, []), extra)
+            self._queries[language] = q
         return q
 
     def _scan_tree(self, file: SourceFile, data: bytes) -> list[Finding]:
         if not available(file.language):
             return []
         tree = parse(file.language, data)
+        matches, taint_nodes = self._query(file.language).run(tree.root_node)
         seen: set[tuple[str, int, int]] = set()
-        out = self._scan_taint(file, tree.root_node, data)
+        out = self._scan_taint(file, tree.root_node, data, taint_nodes)
         if file.language not in self._tree_rules:
             return out
-        for rule, captures in self._query(file.language).matches(tree.root_node):
+        for rule, captures in matches:
             if not rule.applies_to_path(file.rel):
                 continue
             if rule.dynamic and not has_dynamic(captures, rule.dynamic):
@@ -124,10 +126,11 @@ class SastScanner:
                                 enclosing_function(node), first_line))
         return out
 
-    def _scan_taint(self, file: SourceFile, root: Any, data: bytes) -> list[Finding]:
+    def _scan_taint(self, file: SourceFile, root: Any, data: bytes,
+                    nodes: dict[str, list[Any]]) -> list[Finding]:
         rules = [r for r in self._taint_rules.get(file.language, []) if r.applies_to_path(file.rel)]
         out = []
-        for rule, node in taint_matches(rules, file.language, file.rel, root, data):
+        for rule, node in taint_matches(rules, file.language, file.rel, root, data, nodes):
             if rule.not_match is not None and rule.not_match.search(node.text or b""):
                 continue
             first_line = (node.text or b"").split(b"\n", 1)[0]
