@@ -9,7 +9,7 @@ never dropped silently: the scanner reports the skipped rule (an audit warning, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,3 +94,41 @@ def timeout_note(scanner: str, rule_id: str, pattern: SafePattern) -> str:
 
 def compile_pattern(pattern: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> SafePattern:
     return SafePattern(pattern, timeout_s)
+
+
+class PatternSet:
+    """Which of several patterns occur somewhere in a text, in one pass over it (an RE2
+    set) instead of one pass per pattern: the pre-check "does this file mention any of the
+    rule's keywords" costs one scan of the file for all rules.
+
+    ``literals``: the patterns are byte strings matched as they are (Latin-1: any byte
+    stands for itself); otherwise they are RE2 patterns. A pattern the set cannot take, or
+    a search the set's engine gives up on (its memory budget), is answered the slow way, by
+    ``fallback`` (index -> present in data), so the answer never depends on the engine.
+    """
+
+    def __init__(self, patterns: list[bytes], fallback: Callable[[int, bytes], bool],
+                 literals: bool = False) -> None:
+        self._count = len(patterns)
+        self._fallback = fallback
+        self._set: Any = None
+        options = re2.Options()
+        options.log_errors = False
+        if literals:
+            options.encoding = re2._re2.RE2.Options.Encoding.LATIN1
+        engine = re2.Set.SearchSet(options)
+        try:
+            engine.Add(b"")  # always matches: an empty answer means the engine gave up
+            for pattern in patterns:
+                engine.Add(re2.escape(pattern) if literals else pattern)
+            engine.Compile()
+        except re2.error:
+            return
+        self._set = engine
+
+    def present(self, data: bytes) -> frozenset[int]:
+        """Indexes of the patterns found in ``data``."""
+        found = self._set.Match(data) if self._set is not None else None
+        if not found:
+            return frozenset(i for i in range(self._count) if self._fallback(i, data))
+        return frozenset(i - 1 for i in found if i)
