@@ -30,6 +30,11 @@ def _signals() -> tuple[dict[str, Any], tuple[tuple[str, int, SafePattern], ...]
     return data, compiled, together
 
 
+def prepare_scoring() -> None:
+    """Load and compile the risk signals now (they are cached for the process)."""
+    _signals()
+
+
 def score_text(data: bytes) -> tuple[int, list[str]]:
     _, signals, together = _signals()
     found = together.present(data)
