@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import re2
-import regex
 
 DEFAULT_TIMEOUT_S = 5.0
 
@@ -56,6 +55,8 @@ class SafePattern:
         try:
             self._re2 = re2.compile(raw, _OPTIONS)
         except re2.error:
+            import regex  # only for patterns RE2 cannot take (its import is not free)
+
             try:
                 self._regex = regex.compile(raw)
             except regex.error as exc:

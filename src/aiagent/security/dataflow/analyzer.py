@@ -31,7 +31,7 @@ from aiagent.security.dataflow.names import (
     resolve,
 )
 from aiagent.security.dataflow.scope import BUILDERS, MUTATORS, Scope
-from aiagent.security.dataflow.spec import Sink, TaintSpec, specs
+from aiagent.security.dataflow.spec import Sink, TaintSpec, spec_for
 from aiagent.security.dataflow.value import CONSTANT, UNKNOWN, Value
 
 PARAM = "~param"
@@ -54,7 +54,7 @@ class Summary:
 
 
 def supported(language: str) -> bool:
-    return language in GRAMMAR_FAMILIES and language in specs()
+    return language in GRAMMAR_FAMILIES and spec_for(language) is not None
 
 
 def analyze(language: str, root: Any, data: bytes,
@@ -62,7 +62,8 @@ def analyze(language: str, root: Any, data: bytes,
     """Sink hits in the file, and the names of the functions it defines. ``captures``:
     the nodes of :func:`query_source`'s patterns by capture name, when the caller ran
     them in its own query pass (else they are queried here)."""
-    spec = specs()[language]
+    spec = spec_for(language)
+    assert spec is not None, language
     if spec.keywords is not None and not any(k in data for k in spec.keywords):
         return [], frozenset()
     fa = FileAnalysis(language, root, spec, captures)
@@ -488,8 +489,8 @@ def query_source(language: str) -> str:
 
 
 def compile_query(language: str) -> None:
-    """Load the specs and compile the language's query now (both are cached)."""
-    specs()
+    """Load the language's spec and compile its query now (both are cached)."""
+    spec_for(language)
     _query(language)
 
 
@@ -501,5 +502,7 @@ def _captures(language: str, root: Any) -> dict[str, list[Any]]:
 
 def _ordered(captures: dict[str, list[Any]]) -> dict[str, list[Any]]:
     # py-tree-sitter returns each capture's nodes in no stable order; what the analysis
-    # takes from them (the first definition of a name) must not depend on it
-    return {name: in_document_order(nodes) for name, nodes in captures.items()}
+    # takes from them (the first definition of a name) must not depend on it. Candidate
+    # calls (@c, most of the nodes) are not sorted: only their positions are kept, sorted.
+    return {name: nodes if name == "c" else in_document_order(nodes)
+            for name, nodes in captures.items()}

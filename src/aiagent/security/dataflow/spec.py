@@ -164,6 +164,42 @@ def specs() -> dict[str, TaintSpec]:
     return out
 
 
+def spec_for(language: str) -> TaintSpec | None:
+    """``specs().get(language)``, parsing only the file that declares ``language`` when
+    each file names its languages on one plain line (an audit of a Python tree need not
+    load and compile the other languages' specs); else every file, as ``specs()``."""
+    owners = _owners()
+    if owners is None:
+        return specs().get(language)
+    name = owners.get(language)
+    return _parse(name) if name is not None else None
+
+
+# `languages: [a, b]` at the top level, items that YAML reads as plain strings
+_LANGUAGES_LINE = re.compile(r"^languages:[ \t]*\[([^\]\n]*)\][ \t]*$", re.M)
+_PLAIN_ITEM = re.compile(r"[A-Za-z][\w+-]*")
+_NOT_STRINGS = frozenset({"yes", "no", "true", "false", "on", "off", "null"})
+
+
+@cache
+def _owners() -> dict[str, str] | None:
+    """Language -> the last spec file declaring it (as in ``specs()``), read from each
+    file's text; None when a file's languages cannot be read that simply."""
+    out: dict[str, str] = {}
+    for name in list_packs(FOLDER):
+        text = read_pack_text(name)
+        found = _LANGUAGES_LINE.findall(text)
+        if len(found) != 1 or text.count("languages") != 1:
+            return None
+        items = [item.strip() for item in found[0].split(",")]
+        if not all(_PLAIN_ITEM.fullmatch(i) and i.lower() not in _NOT_STRINGS for i in items):
+            return None
+        for lang in items:
+            out[lang] = name
+    return out
+
+
+@cache
 def _parse(name: str) -> TaintSpec:
     try:
         data = load_yaml(read_pack_text(name))

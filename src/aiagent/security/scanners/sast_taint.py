@@ -17,7 +17,7 @@ from aiagent.security.dataflow import (
     query_source,
     supported,
 )
-from aiagent.security.dataflow.spec import specs
+from aiagent.security.dataflow.spec import spec_for
 from aiagent.security.scanners.sast_rules import SastRule
 
 
@@ -28,7 +28,9 @@ def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any, dat
     if not rules or not supported(language):
         return []
     hits, defined = analyze(language, root, data, captures)
-    internal = specs()[language].internal_paths
+    spec = spec_for(language)
+    assert spec is not None, language
+    internal = spec.internal_paths
     out: list[tuple[SastRule, Any]] = []
     seen: set[tuple[int, int, str]] = set()
     for hit in hits:
