@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from aiagent.security.dataflow.spec import _owners, spec_for, specs
 
 LANGUAGES = ("python", "javascript", "typescript", "tsx", "java", "go", "php", "ruby")
@@ -36,3 +38,24 @@ def test_python_audit_parses_only_the_python_spec(tmp_path: Path) -> None:
                          text=True, check=True).stdout
     assert "PY-CMDI" in out
     assert out.strip().endswith(" 1"), out  # one spec file parsed
+
+
+def test_remembered_lookups_answer_as_fresh_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spec remembers its lookups (names repeat): asked twice, or after the memory is
+    cleared at its cap, each lookup answers as the uncached one."""
+    from aiagent.security.dataflow import spec as spec_mod
+
+    monkeypatch.setattr(spec_mod, "MEMO_CAP", 7)
+    python = spec_for("python")
+    assert python is not None
+    names = ["os.system", "subprocess.run", "open", "request.args.get", "int", "str",
+             "cursor.execute", "x.y", "shlex.quote", "os.path.join", "html.escape", "eval"]
+    for _ in range(3):
+        for name in names:
+            assert python.sinks_for(name, name, False) == python._sinks_for(name, name, False)
+            assert python.source_kinds(name) == python._source_kinds(name)
+            fresh = [s.clears for s in python.sanitizers if s.matcher.fullmatch(name)]
+            assert python.sanitizer(name) == (frozenset().union(*fresh) if fresh else None)
+    assert len(python._memo) <= 7
+    assert python.sinks_for("os.system", "os.system", False)  # a real sink, found again
+    assert python.sanitizer("int") is not None and python.source_kinds("request.args")
