@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 import yaml
@@ -132,3 +135,34 @@ def test_tree_rules_and_taint_share_one_pass() -> None:
     found = ids(code, "app.py")
     assert "PY-FLASK-DEBUG-001" in found
     assert any(i.startswith("PY-CMDI") for i in found), found
+
+
+def test_every_builtin_pattern_compiles() -> None:
+    """Built-in rules compile their regexes on first use: each must compile."""
+    for rule in builtin_rules():
+        for pattern in (rule.regex, rule.not_match, rule.text):
+            if pattern is not None:
+                pattern.prepare()
+
+
+def test_python_audit_compiles_no_fallback_regex(tmp_path: Path) -> None:
+    """Only the rules of the languages met are compiled: a Python tree does not need the
+    backtracking engine some Swift rules use (its import is a start-up cost); the Python
+    rules still fire."""
+    (tmp_path / "app.py").write_text("import os\n\n\ndef run(host):\n    os.system('ping ' + host)\n")
+    code = (
+        "import sys\nfrom pathlib import Path\n"
+        "from aiagent.security.config import SecurityConfig\n"
+        "from aiagent.security.engine import AuditOptions, run_audit\n"
+        "r = run_audit(Path(sys.argv[1]), SecurityConfig(), AuditOptions(jobs=1))\n"
+        "print(len(r.findings), 'regex' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert int(out[0]) >= 1 and out[1] == "False"
+
+
+def test_bad_pattern_of_a_project_rule_fails_at_load() -> None:
+    """Beside the lazy built-ins: a project's own rule with a bad regex is an error now."""
+    with pytest.raises(SecurityConfigError, match="X-RE"):
+        parse_rule({"id": "X-RE", "languages": ["python"], "pattern": {
+            "type": "regex", "match": "(unclosed"}}, ".security.yaml")

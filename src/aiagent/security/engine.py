@@ -151,6 +151,8 @@ def _result(inventory: Inventory, config: SecurityConfig, outcomes: list[FileOut
 def _scan_files(inventory: Inventory, config: SecurityConfig, names: list[str],
                 scanners: list[FileScanner], options: AuditOptions,
                 meanwhile: Callable[[], None]) -> tuple[list[FileOutcome], int]:
+    if options.cache_path is None:  # no cache: no content hashes (each file is read once)
+        return _run(inventory.files, config, names, scanners, options, meanwhile), 0
     cache = ScanCache(options.cache_path)
     signature = scanners_signature(scanners, config)
     keys: dict[str, str] = {}

@@ -12,7 +12,7 @@ from aiagent.security.discovery import SourceFile
 from aiagent.security.errors import SecurityConfigError
 from aiagent.security.finding import Finding, Location
 from aiagent.security.redaction import evidence as redacted_evidence
-from aiagent.security.regexsafe import RegexTimeout, timeout_note
+from aiagent.security.regexsafe import RegexCompileError, RegexTimeout, timeout_note
 from aiagent.security.rulepack import list_packs, load_pack, packs_version
 from aiagent.security.scanners.sast_context import context_text, has_dynamic
 from aiagent.security.scanners.sast_query import (
@@ -29,7 +29,7 @@ PACK_FOLDER = "sast"
 
 
 def builtin_rules() -> list[SastRule]:
-    return [parse_rule(raw, raw["_source"]) for name in list_packs(PACK_FOLDER)
+    return [parse_rule(raw, raw["_source"], lazy=True) for name in list_packs(PACK_FOLDER)
             for raw in load_pack(name)]
 
 
@@ -76,6 +76,12 @@ class SastScanner:
 
     def warm(self, languages: set[str]) -> None:
         """Compile now what scanning ``languages`` needs (before worker processes fork)."""
+        for rule in self.rules:
+            if any(rule.applies_to_language(lang) for lang in languages):
+                for pattern in (rule.regex, rule.not_match, rule.text):
+                    if pattern is not None:
+                        with suppress(RegexCompileError):  # reported where it is used
+                            pattern.prepare()
         for lang in sorted(languages):
             if lang not in GRAMMARS or not available(lang):
                 continue
