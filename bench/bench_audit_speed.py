@@ -2,6 +2,7 @@
 
 Usage: python bench/bench_audit_speed.py [--lines 100000] [--runs 5] [--source DIR]
                                          [--scanners sast] [--no-peers] [--peers-bin DIR]
+                                         [--compile]
 
 Copies real Python files (default: the ``pip`` package of this interpreter's
 site-packages, in sorted path order) into a temporary tree until it holds --lines lines,
@@ -9,12 +10,20 @@ then runs, each in a fresh child process and cold (no scan cache, a fresh XDG da
 our static audit (all scanners, or --scanners), and bandit / semgrep when installed.
 Each tool runs --runs times; the table shows the median wall seconds and the median CPU
 seconds (user + sys of the child and its reaped workers, from ``os.wait4``) and the
-finding count of every run. The machine may be shared: CPU seconds are the fairer figure.
+finding count of every run. The machine may be shared: CPU seconds are the fairer figure,
+and the load average is printed before and after each tool.
+
+Start-up depends on cached bytecode: the header says whether this interpreter may write it
+(PYTHONDONTWRITEBYTECODE) and whether aiagent's modules have it; ``--compile`` compiles
+this interpreter's site-packages and aiagent first (run with
+``env -u PYTHONDONTWRITEBYTECODE`` where that variable is set, so the audits use it).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
+import importlib.util
 import os
 import shutil
 import statistics
@@ -74,8 +83,34 @@ def run_child(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, fl
     return wall, usage.ru_utime + usage.ru_stime, text
 
 
+def bytecode_state() -> str:
+    """Whether the audit's own modules load from fresh bytecode (a cold start compiles
+    them otherwise), and whether this interpreter may write it."""
+    spec = importlib.util.find_spec("aiagent.security.engine")
+    origin = Path(spec.origin) if spec and spec.origin else None
+    fresh = False
+    if origin is not None:
+        cached = Path(importlib.util.cache_from_source(str(origin)))
+        fresh = cached.exists() and cached.stat().st_mtime >= origin.stat().st_mtime
+    writes = "off" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "on"
+    return f"bytecode: aiagent {'compiled' if fresh else 'NOT compiled'}, writing {writes}"
+
+
+def compile_bytecode() -> None:
+    import aiagent
+
+    paths = [sysconfig.get_paths()["purelib"], str(Path(aiagent.__file__).parent)]
+    for path in dict.fromkeys(paths):
+        compileall.compile_dir(path, quiet=1, workers=0)
+
+
+def load() -> str:
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def measure(label: str, cmd: list[str], cwd: Path, runs: int, count: object) -> None:
     walls, cpus, counts = [], [], []
+    before = load()
     for _ in range(runs):
         env = {**os.environ, "XDG_DATA_HOME": tempfile.mkdtemp(), "XDG_CACHE_HOME": tempfile.mkdtemp(),
                "SEMGREP_ENABLE_VERSION_CHECK": "0", "SEMGREP_SEND_METRICS": "off"}
@@ -84,7 +119,7 @@ def measure(label: str, cmd: list[str], cwd: Path, runs: int, count: object) -> 
         cpus.append(cpu)
         counts.append(count(text) if callable(count) else "-")
     print(f"{label:<28} wall {statistics.median(walls):6.2f} s   cpu {statistics.median(cpus):6.2f} s"
-          f"   findings per run: {counts}")
+          f"   load {before} -> {load()}   findings per run: {counts}")
 
 
 def _ours_count(text: str) -> str:
@@ -115,12 +150,18 @@ def main() -> None:
     parser.add_argument("--scanners", default="", help="comma-separated scanner names (default: all)")
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--peers-bin", type=Path, default=Path(sys.executable).parent)
+    parser.add_argument("--compile", action="store_true",
+                        help="compile site-packages and aiagent to bytecode first")
     args = parser.parse_args()
+    args.runs = max(args.runs, 1)
+    if args.compile:
+        compile_bytecode()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "tree"
         lines, files = build_tree(args.source, root, args.lines)
         print(f"tree: {files} files, {lines} lines of {args.source}; cores: {os.cpu_count()};"
-              f" {args.runs} cold runs each, median")
+              f" {args.runs} cold runs each, median; load average (1/5/15 min) {load()}")
+        print(bytecode_state())
         measure(f"aiagent audit {args.scanners or 'all'}", [sys.executable, "-c", OURS, str(root),
                 args.scanners], root, args.runs, _ours_count)
         if args.no_peers:

@@ -145,3 +145,53 @@ def test_finding_round_trips_through_dict(tmp_path: Path) -> None:
     (finding,) = run_audit(tmp_path, parse_config({}, "x"), AuditOptions(jobs=1)).findings
     assert type(finding).from_dict(finding.to_dict()) == finding
     assert replace(finding, fingerprint="").with_fingerprint().fingerprint == finding.fingerprint
+
+
+def test_balanced_chunks_cover_every_file_once_largest_first() -> None:
+    sizes = [10, 500_000, 3, 40_000, 0, 80_000, *([1_000] * 100)]
+    chunks = engine_mod.balanced_chunks(sizes, 2)
+    flat = [i for chunk in chunks for i in chunk]
+    assert sorted(flat) == list(range(len(sizes)))
+    assert chunks[0][0] == 1  # the largest file is handed out first
+    assert all(len(c) <= engine_mod.CHUNK_FILES for c in chunks)
+    weight = [sum(sizes[i] for i in c) for c in chunks]
+    assert weight[-1] < weight[0]  # the tail is small: no worker waits alone on a big chunk
+    assert engine_mod.balanced_chunks([], 2) == []
+
+
+def test_parallel_outcomes_keep_file_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks go out biggest first; outcomes still come back in discovery order."""
+    for i in range(12):
+        write(tmp_path, f"pkg/m{i:02}.py", VULN + "\n" * (i * 50))
+    monkeypatch.setattr(engine_mod, "PARALLEL_MIN_FILES", 4)
+    monkeypatch.setattr(engine_mod, "CHUNK_FILES", 2)
+    seen: list[tuple[int, int]] = []
+    options = AuditOptions(jobs=2, progress=lambda done, total: seen.append((done, total)))
+    parallel = run_audit(tmp_path, parse_config({}, "x"), options)
+    serial = run_audit(tmp_path, parse_config({}, "x"), AuditOptions(jobs=1))
+    assert [f.to_dict() for f in parallel.findings] == [f.to_dict() for f in serial.findings]
+    assert seen[-1] == (12, 12) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_project_scanner_error_while_workers_scan(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project scanner fails while the workers scan: the error comes out (no hang), and
+    the same audit without it still works."""
+    from aiagent.security.scanners.registry import register_scanner, unregister_scanner
+
+    class Broken:
+        name = "broken"
+
+        def scan_project(self, inventory: object, ctx: object) -> list[object]:
+            raise RuntimeError("broken project scanner")
+
+    for i in range(8):
+        write(tmp_path, f"m{i}.py", VULN)
+    monkeypatch.setattr(engine_mod, "PARALLEL_MIN_FILES", 4)
+    register_scanner("broken", lambda config: Broken())
+    try:
+        with pytest.raises(RuntimeError, match="broken project scanner"):
+            run_audit(tmp_path, parse_config({}, "x"), AuditOptions(jobs=2))
+    finally:
+        unregister_scanner("broken")
+    assert len(run_audit(tmp_path, parse_config({}, "x"), AuditOptions(jobs=2)).findings) >= 8

@@ -27,7 +27,8 @@ RULES = {"rules": [
 
 @pytest.fixture()
 def short_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(regexsafe.SafePattern.__init__, "__defaults__", (0.3,))
+    defaults = regexsafe.SafePattern.__init__.__defaults__ or ()
+    monkeypatch.setattr(regexsafe.SafePattern.__init__, "__defaults__", (0.3, *defaults[1:]))
 
 
 def _audit(root: Path, cache: Path) -> tuple[set[str], list[str]]:

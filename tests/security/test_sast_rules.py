@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 import yaml
@@ -109,3 +112,57 @@ def test_bad_query_names_rule_and_field() -> None:
     s._queries.clear()
     with pytest.raises(SecurityConfigError, match=r"\.security\.yaml: X-1\.pattern\.query"):
         s.validate()
+
+
+def test_rule_valid_only_joined_to_the_next_is_still_named() -> None:
+    """Rules are compiled one by one only when the joined query says so: a rule whose text
+    is not a query alone (an open paren the next rule closes) must still be reported."""
+    open_rule = parse_rule({"id": "X-OPEN", "languages": ["python"], "pattern": {
+        "type": "tree-sitter", "query": "(call function: (identifier) @f"}}, ".security.yaml")
+    close_rule = parse_rule({"id": "X-CLOSE", "languages": ["python"], "pattern": {
+        "type": "tree-sitter", "query": ") @c"}}, ".security.yaml")
+    s = SastScanner()
+    s._tree_rules["python"] = [*s._tree_rules["python"], open_rule, close_rule]
+    s._queries.clear()
+    with pytest.raises(SecurityConfigError, match=r"X-OPEN\.pattern\.query \(python\)"):
+        s.validate()
+
+
+def test_tree_rules_and_taint_share_one_pass() -> None:
+    """Beside it: a file hit by a tree-sitter rule and a taint rule reports both."""
+    code = ("import os\nfrom flask import request\n\n\ndef run():\n"
+            "    os.system(request.args['c'])\n\n\napp.run(debug=True)\n")
+    found = ids(code, "app.py")
+    assert "PY-FLASK-DEBUG-001" in found
+    assert any(i.startswith("PY-CMDI") for i in found), found
+
+
+def test_every_builtin_pattern_compiles() -> None:
+    """Built-in rules compile their regexes on first use: each must compile."""
+    for rule in builtin_rules():
+        for pattern in (rule.regex, rule.not_match, rule.text):
+            if pattern is not None:
+                pattern.prepare()
+
+
+def test_python_audit_compiles_no_fallback_regex(tmp_path: Path) -> None:
+    """Only the rules of the languages met are compiled: a Python tree does not need the
+    backtracking engine some Swift rules use (its import is a start-up cost); the Python
+    rules still fire."""
+    (tmp_path / "app.py").write_text("import os\n\n\ndef run(host):\n    os.system('ping ' + host)\n")
+    code = (
+        "import sys\nfrom pathlib import Path\n"
+        "from aiagent.security.config import SecurityConfig\n"
+        "from aiagent.security.engine import AuditOptions, run_audit\n"
+        "r = run_audit(Path(sys.argv[1]), SecurityConfig(), AuditOptions(jobs=1))\n"
+        "print(len(r.findings), 'regex' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert int(out[0]) >= 1 and out[1] == "False"
+
+
+def test_bad_pattern_of_a_project_rule_fails_at_load() -> None:
+    """Beside the lazy built-ins: a project's own rule with a bad regex is an error now."""
+    with pytest.raises(SecurityConfigError, match="X-RE"):
+        parse_rule({"id": "X-RE", "languages": ["python"], "pattern": {
+            "type": "regex", "match": "(unclosed"}}, ".security.yaml")

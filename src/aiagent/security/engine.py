@@ -28,13 +28,15 @@ from aiagent.security.filescan import (
     worker_scan,
 )
 from aiagent.security.finding import AttackChain, Finding
-from aiagent.security.postprocess import finalize
+from aiagent.security.postprocess import finalize, prepare_finalize
 from aiagent.security.scanners.base import FileScanner, ProjectScanner, ScanContext
 from aiagent.security.scanners.registry import load_factory, scanner_names
 from aiagent.security.signature import scanners_signature
 
 PARALLEL_MIN_FILES = 150
-CHUNK_FILES = 40
+CHUNK_FILES = 40  # at most this many files per chunk a worker takes at a time
+CHUNKS_PER_JOB = 8  # chunks per worker (by bytes): small enough to balance the tail
+FILE_COST = 2_000  # a file's fixed cost in bytes-equivalent (opening, a parse tree)
 
 Progress = Callable[[int, int], None]
 
@@ -83,24 +85,42 @@ def run_audit(root: Path, config: SecurityConfig, options: AuditOptions | None =
     file_scanners = [s for s in built if isinstance(s, FileScanner)]
     # workers rebuild only the file scanners (project scanners may live in this process only)
     file_names = [n for n, s in zip(names, built, strict=True) if isinstance(s, FileScanner)]
-    outcomes, cached = _scan_files(inventory, config, file_names, file_scanners, options)
+    project = _ProjectPhase(built, inventory, ctx, options.history)
+    # the project scanners run here while worker processes scan the files
+    outcomes, cached = _scan_files(inventory, config, file_names, file_scanners, options, project.run)
     findings = [Finding.from_dict(d) for o in outcomes for d in o.findings]
-    components: list[dict[str, Any]] = []
-    licenses: dict[str, str] = {}
-    project_license = ""
-    for scanner in built:
-        if isinstance(scanner, ProjectScanner) and not isinstance(scanner, FileScanner):
-            findings.extend(scanner.scan_project(inventory, ctx))
-            components.extend(getattr(scanner, "components", []))
-            licenses.update(getattr(scanner, "licenses", {}))
-            project_license = project_license or getattr(scanner, "project_license", "")
-    if options.history:
-        from aiagent.security.history import scan_history
-
-        findings.extend(scan_history(inventory.root, config, ctx.warnings))
-    result = _result(inventory, config, outcomes, findings, components, ctx, names, started, cached)
-    result.licenses, result.project_license = licenses, project_license
+    findings.extend(project.findings)
+    result = _result(inventory, config, outcomes, findings, project.components, ctx, names,
+                     started, cached)
+    result.licenses, result.project_license = project.licenses, project.project_license
     return result
+
+
+@dataclass(slots=True)
+class _ProjectPhase:
+    """The project scanners (and the history scan): what the audit does besides files."""
+
+    built: list[Any]
+    inventory: Inventory
+    ctx: ScanContext
+    history: bool
+    findings: list[Finding] = field(default_factory=list)
+    components: list[dict[str, Any]] = field(default_factory=list)
+    licenses: dict[str, str] = field(default_factory=dict)
+    project_license: str = ""
+
+    def run(self) -> None:
+        for scanner in self.built:
+            if isinstance(scanner, ProjectScanner) and not isinstance(scanner, FileScanner):
+                self.findings.extend(scanner.scan_project(self.inventory, self.ctx))
+                self.components.extend(getattr(scanner, "components", []))
+                self.licenses.update(getattr(scanner, "licenses", {}))
+                self.project_license = self.project_license or getattr(scanner, "project_license", "")
+        if self.history:
+            from aiagent.security.history import scan_history
+
+            self.findings.extend(scan_history(self.inventory.root, self.ctx.config, self.ctx.warnings))
+        prepare_finalize()  # compile what post-processing needs, also while workers scan
 
 
 def _result(inventory: Inventory, config: SecurityConfig, outcomes: list[FileOutcome],
@@ -129,7 +149,10 @@ def _result(inventory: Inventory, config: SecurityConfig, outcomes: list[FileOut
 
 
 def _scan_files(inventory: Inventory, config: SecurityConfig, names: list[str],
-                scanners: list[FileScanner], options: AuditOptions) -> tuple[list[FileOutcome], int]:
+                scanners: list[FileScanner], options: AuditOptions,
+                meanwhile: Callable[[], None]) -> tuple[list[FileOutcome], int]:
+    if options.cache_path is None:  # no cache: no content hashes (each file is read once)
+        return _run(inventory.files, config, names, scanners, options, meanwhile), 0
     cache = ScanCache(options.cache_path)
     signature = scanners_signature(scanners, config)
     keys: dict[str, str] = {}
@@ -141,7 +164,7 @@ def _scan_files(inventory: Inventory, config: SecurityConfig, names: list[str],
     hits = cache.get_many([k for k in keys.values() if k])
     outcomes = [FileOutcome(**hits[keys[f.rel]]) for f in inventory.files if keys[f.rel] in hits]
     todo = [f for f in inventory.files if keys[f.rel] not in hits]
-    fresh = _run(todo, config, names, scanners, options)
+    fresh = _run(todo, config, names, scanners, options, meanwhile)
     cache.put_many({keys[o.rel]: _as_dict(o) for o in fresh
                     if keys.get(o.rel) and not o.error and not o.notes})
     cache.close()
@@ -149,7 +172,8 @@ def _scan_files(inventory: Inventory, config: SecurityConfig, names: list[str],
 
 
 def _run(files: list[SourceFile], config: SecurityConfig, names: list[str],
-         scanners: list[FileScanner], options: AuditOptions) -> list[FileOutcome]:
+         scanners: list[FileScanner], options: AuditOptions,
+         meanwhile: Callable[[], None]) -> list[FileOutcome]:
     jobs = options.jobs or os.cpu_count() or 1
     total = len(files)
     if jobs <= 1 or total < PARALLEL_MIN_FILES:
@@ -161,6 +185,7 @@ def _run(files: list[SourceFile], config: SecurityConfig, names: list[str],
                 out.append(FileOutcome(file.rel, skipped="unreadable"))
             if options.progress:
                 options.progress(i, total)
+        meanwhile()
         return out
     for scanner in scanners:  # warm once here; forked workers inherit it
         warm = getattr(scanner, "warm", None)
@@ -168,24 +193,56 @@ def _run(files: list[SourceFile], config: SecurityConfig, names: list[str],
             warm({f.language for f in files if f.language})
     prime_workers(scanners, names)
     try:
-        return _run_parallel(files, config, names, jobs, options.progress)
+        return _run_parallel(files, config, names, jobs, options.progress, meanwhile)
     finally:
         prime_workers([], [])
 
 
 def _run_parallel(files: list[SourceFile], config: SecurityConfig, names: list[str], jobs: int,
-                  progress: Progress | None) -> list[FileOutcome]:
-    chunks = [files[i:i + CHUNK_FILES] for i in range(0, len(files), CHUNK_FILES)]
+                  progress: Progress | None, meanwhile: Callable[[], None]) -> list[FileOutcome]:
+    """Scan in ``jobs`` worker processes; this process runs ``meanwhile`` as they work.
+    Outcomes come back in ``files`` order whatever order the chunks finish in."""
+    chunks = balanced_chunks([f.size for f in files], jobs)
     methods = multiprocessing.get_all_start_methods()
     mp = multiprocessing.get_context("fork" if "fork" in methods else None)
-    out: list[FileOutcome] = []
+    slots: list[FileOutcome | None] = [None] * len(files)
+    done = 0
     with ProcessPoolExecutor(jobs, mp_context=mp, initializer=worker_init,
                              initargs=(config, names)) as pool:
-        for result in pool.map(worker_scan, chunks):
-            out.extend(result)
-            if progress:
-                progress(len(out), len(files))
-    return out
+        futures = [pool.submit(worker_scan, [files[i] for i in chunk]) for chunk in chunks]
+        try:
+            meanwhile()
+            for chunk, future in zip(chunks, futures, strict=True):
+                for i, outcome in zip(chunk, future.result(), strict=True):
+                    slots[i] = outcome
+                done += len(chunk)
+                if progress:
+                    progress(done, len(files))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return [o for o in slots if o is not None]
+
+
+def balanced_chunks(sizes: list[int], jobs: int) -> list[list[int]]:
+    """Indexes of the files in chunks for the workers: largest files first, each chunk
+    about 1/(jobs * CHUNKS_PER_JOB) of the bytes (at most CHUNK_FILES files), so the last
+    chunks are small and no worker is left alone with a big one at the end."""
+    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], i))
+    budget = max(1, sum(sizes) // max(1, jobs * CHUNKS_PER_JOB))
+    chunks: list[list[int]] = []
+    current: list[int] = []
+    weight = 0
+    for i in order:
+        current.append(i)
+        weight += sizes[i] + FILE_COST
+        if weight >= budget or len(current) >= CHUNK_FILES:
+            chunks.append(current)
+            current, weight = [], 0
+    if current:
+        chunks.append(current)
+    return chunks
 
 
 def _as_dict(o: FileOutcome) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from aiagent.security.finding import (
     sort_key,
 )
 from aiagent.security.pathcontext import SOURCE, apply_context, default_categories, demote
-from aiagent.security.prioritizer import score_files
+from aiagent.security.prioritizer import prepare_scoring, score_files
 
 
 def finalize(findings: list[Finding], config: SecurityConfig,
@@ -32,6 +32,13 @@ def finalize(findings: list[Finding], config: SecurityConfig,
                     key=chain_sort_key)
     scores = score_files(inventory, kept)
     return kept, chains, scores
+
+
+def prepare_finalize() -> None:
+    """Compile now what :func:`finalize` needs (path categories, risk signals): the engine
+    calls it while worker processes scan, so it is off the audit's critical path."""
+    default_categories()
+    prepare_scoring()
 
 
 def apply_override(finding: Finding, config: SecurityConfig) -> Finding | None:

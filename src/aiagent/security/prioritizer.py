@@ -9,7 +9,7 @@ from typing import Any
 
 from aiagent.security.discovery import Inventory
 from aiagent.security.finding import Finding
-from aiagent.security.regexsafe import SafePattern
+from aiagent.security.regexsafe import PatternSet, SafePattern
 from aiagent.security.rulepack import read_pack_text
 from aiagent.security.yamlio import load_yaml
 
@@ -20,22 +20,31 @@ CODE_LANGUAGES = frozenset({
 
 
 @lru_cache(maxsize=1)
-def _signals() -> tuple[dict[str, Any], tuple[tuple[str, int, SafePattern], ...]]:
+def _signals() -> tuple[dict[str, Any], tuple[tuple[str, int, SafePattern], ...], PatternSet]:
     data = load_yaml(read_pack_text("risk_signals.yaml"))
     compiled = tuple((s["name"], int(s["weight"]), SafePattern("(?i)" + s["regex"]))
                      for s in data["signals"])
-    return data, compiled
+    # all signals in one pass over the file; each alone where the set cannot
+    together = PatternSet([p.pattern.encode() for _, _, p in compiled],
+                          lambda i, text: compiled[i][2].search(text))
+    return data, compiled, together
+
+
+def prepare_scoring() -> None:
+    """Load and compile the risk signals now (they are cached for the process)."""
+    _signals()
 
 
 def score_text(data: bytes) -> tuple[int, list[str]]:
-    _, signals = _signals()
-    hits = [(name, weight) for name, weight, pattern in signals if pattern.search(data)]
+    _, signals, together = _signals()
+    found = together.present(data)
+    hits = [(name, weight) for i, (name, weight, _) in enumerate(signals) if i in found]
     return sum(w for _, w in hits), [n for n, _ in hits]
 
 
 def score_files(inventory: Inventory, findings: Iterable[Finding]) -> dict[str, int]:
     """Scores for code files (highest first); flagged and recently changed files score more."""
-    config, _ = _signals()
+    config = _signals()[0]
     flagged = {f.location.file for f in findings}
     recent_cutoff = time.time() - int(config["recent_days"]) * 86400
     scores: dict[str, int] = {}

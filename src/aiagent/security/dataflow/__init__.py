@@ -8,7 +8,13 @@ sanitizers and sinks are data: ``aiagent/security/rules/taint/<language>.yaml``.
 (``rules/sast/*.yaml`` with ``pattern.type: taint``) decide which values are findings.
 """
 
-from aiagent.security.dataflow.analyzer import SinkHit, analyze, compile_query, supported
+from aiagent.security.dataflow.analyzer import (
+    SinkHit,
+    analyze,
+    compile_query,
+    query_source,
+    supported,
+)
 from aiagent.security.dataflow.value import Value
 
-__all__ = ["SinkHit", "Value", "analyze", "compile_query", "supported"]
+__all__ = ["SinkHit", "Value", "analyze", "compile_query", "query_source", "supported"]

@@ -31,7 +31,7 @@ from aiagent.security.dataflow.names import (
     resolve,
 )
 from aiagent.security.dataflow.scope import BUILDERS, MUTATORS, Scope
-from aiagent.security.dataflow.spec import Sink, TaintSpec, specs
+from aiagent.security.dataflow.spec import Sink, TaintSpec, spec_for
 from aiagent.security.dataflow.value import CONSTANT, UNKNOWN, Value
 
 PARAM = "~param"
@@ -54,25 +54,30 @@ class Summary:
 
 
 def supported(language: str) -> bool:
-    return language in GRAMMAR_FAMILIES and language in specs()
+    return language in GRAMMAR_FAMILIES and spec_for(language) is not None
 
 
-def analyze(language: str, root: Any, data: bytes) -> tuple[list[SinkHit], frozenset[str]]:
-    """Sink hits in the file, and the names of the functions it defines."""
-    spec = specs()[language]
+def analyze(language: str, root: Any, data: bytes,
+            captures: dict[str, list[Any]] | None = None) -> tuple[list[SinkHit], frozenset[str]]:
+    """Sink hits in the file, and the names of the functions it defines. ``captures``:
+    the nodes of :func:`query_source`'s patterns by capture name, when the caller ran
+    them in its own query pass (else they are queried here)."""
+    spec = spec_for(language)
+    assert spec is not None, language
     if spec.keywords is not None and not any(k in data for k in spec.keywords):
         return [], frozenset()
-    fa = FileAnalysis(language, root, spec)
+    fa = FileAnalysis(language, root, spec, captures)
     return fa.run(), frozenset(fa.functions)
 
 
 class FileAnalysis:
-    def __init__(self, language: str, root: Any, spec: TaintSpec) -> None:
+    def __init__(self, language: str, root: Any, spec: TaintSpec,
+                 captures: dict[str, list[Any]] | None = None) -> None:
         self.language = language
         self.root = root
         self.spec = spec
         self.grammar: Grammar = GRAMMAR_FAMILIES[language]
-        captures = _captures(language, root)
+        captures = _captures(language, root) if captures is None else _ordered(captures)
         self.aliases = IMPORTS.get(_family(language), no_imports)(root, language, captures.get("i", []))
         self.functions = _function_index(captures.get("f", []), self.grammar)
         self._candidate_nodes = captures.get("c", [])
@@ -478,16 +483,26 @@ def _query(language: str) -> Any:
     return tree_sitter.Query(get_language(language), QUERIES[_family(language)])
 
 
+def query_source(language: str) -> str:
+    """The patterns the analysis needs from a file's tree (see ``analyze(captures=)``)."""
+    return QUERIES[_family(language)]
+
+
 def compile_query(language: str) -> None:
-    """Load the specs and compile the language's query now (both are cached)."""
-    specs()
+    """Load the language's spec and compile its query now (both are cached)."""
+    spec_for(language)
     _query(language)
 
 
 def _captures(language: str, root: Any) -> dict[str, list[Any]]:
     import tree_sitter
 
-    captures = tree_sitter.QueryCursor(_query(language)).captures(root)
+    return _ordered(tree_sitter.QueryCursor(_query(language)).captures(root))
+
+
+def _ordered(captures: dict[str, list[Any]]) -> dict[str, list[Any]]:
     # py-tree-sitter returns each capture's nodes in no stable order; what the analysis
-    # takes from them (the first definition of a name) must not depend on it
-    return {name: in_document_order(nodes) for name, nodes in captures.items()}
+    # takes from them (the first definition of a name) must not depend on it. Candidate
+    # calls (@c, most of the nodes) are not sorted: only their positions are kept, sorted.
+    return {name: nodes if name == "c" else in_document_order(nodes)
+            for name, nodes in captures.items()}

@@ -36,6 +36,7 @@ from aiagent.security.rulepack import list_packs, read_pack_text
 from aiagent.security.yamlio import YAMLError, load_yaml
 
 FOLDER = "taint"
+MEMO_CAP = 50_000  # remembered lookups per spec (the cache is cleared when full)
 
 
 def _matcher(patterns: list[str]) -> re.Pattern[str] | None:
@@ -100,6 +101,15 @@ class TaintSpec:
     lasts: frozenset[bytes] = frozenset()    # last names of the non-wildcard sink patterns
     wild_prefixes: tuple[bytes, ...] | None = ()  # literal starts of wildcard-last patterns (None: any)
     wild_heads: tuple[bytes, ...] = ()       # their first segments
+    # answers of the lookups below, which depend only on their arguments: a tree's names
+    # repeat (`os.path.join`, `self.x`), and each lookup tries many patterns
+    _memo: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def _remember(self, key: tuple[Any, ...], value: Any) -> Any:
+        if len(self._memo) >= MEMO_CAP:
+            self._memo.clear()
+        self._memo[key] = value
+        return value
 
     def maybe_sink(self, last: bytes, text: bytes, aliases: dict[str, str]) -> bool:
         """False only when no sink can match a callee whose last name is ``last`` and whose
@@ -123,6 +133,13 @@ class TaintSpec:
 
     def sinks_for(self, name: str, raw: str, assign: bool) -> list[Sink]:
         """Sinks whose pattern matches the resolved or the written name."""
+        known = self._memo.get(("sinks", name, raw, assign))
+        if known is None:
+            known = self._remember(("sinks", name, raw, assign),
+                                   tuple(self._sinks_for(name, raw, assign)))
+        return list(known)
+
+    def _sinks_for(self, name: str, raw: str, assign: bool) -> list[Sink]:
         found: list[Sink] = []
         for candidate in {name, raw}:
             last = candidate.rsplit(".", 1)[-1]
@@ -136,11 +153,23 @@ class TaintSpec:
         return found
 
     def sanitizer(self, *names: str) -> frozenset[str] | None:
+        key = ("sanitizer", *names)
+        if key in self._memo:
+            known: frozenset[str] | None = self._memo[key]
+            return known
         found = [s.clears for s in self.sanitizers if any(s.matcher.fullmatch(n) for n in names)]
-        return frozenset().union(*found) if found else None
+        result = frozenset().union(*found) if found else None
+        self._remember(key, result)
+        return result
 
     def source_kinds(self, path: str) -> frozenset[str]:
         """Kinds of the longest declared source that ``path`` starts with (segment-wise)."""
+        known: frozenset[str] | None = self._memo.get(("source", path))
+        if known is None:
+            known = self._remember(("source", path), self._source_kinds(path))
+        return known
+
+    def _source_kinds(self, path: str) -> frozenset[str]:
         parts = path.split(".")
         for n in range(len(parts), 0, -1):
             kinds = self.sources.get(".".join(parts[:n]))
@@ -164,6 +193,42 @@ def specs() -> dict[str, TaintSpec]:
     return out
 
 
+def spec_for(language: str) -> TaintSpec | None:
+    """``specs().get(language)``, parsing only the file that declares ``language`` when
+    each file names its languages on one plain line (an audit of a Python tree need not
+    load and compile the other languages' specs); else every file, as ``specs()``."""
+    owners = _owners()
+    if owners is None:
+        return specs().get(language)
+    name = owners.get(language)
+    return _parse(name) if name is not None else None
+
+
+# `languages: [a, b]` at the top level, items that YAML reads as plain strings
+_LANGUAGES_LINE = re.compile(r"^languages:[ \t]*\[([^\]\n]*)\][ \t]*$", re.M)
+_PLAIN_ITEM = re.compile(r"[A-Za-z][\w+-]*")
+_NOT_STRINGS = frozenset({"yes", "no", "true", "false", "on", "off", "null"})
+
+
+@cache
+def _owners() -> dict[str, str] | None:
+    """Language -> the last spec file declaring it (as in ``specs()``), read from each
+    file's text; None when a file's languages cannot be read that simply."""
+    out: dict[str, str] = {}
+    for name in list_packs(FOLDER):
+        text = read_pack_text(name)
+        found = _LANGUAGES_LINE.findall(text)
+        if len(found) != 1 or text.count("languages") != 1:
+            return None
+        items = [item.strip() for item in found[0].split(",")]
+        if not all(_PLAIN_ITEM.fullmatch(i) and i.lower() not in _NOT_STRINGS for i in items):
+            return None
+        for lang in items:
+            out[lang] = name
+    return out
+
+
+@cache
 def _parse(name: str) -> TaintSpec:
     try:
         data = load_yaml(read_pack_text(name))

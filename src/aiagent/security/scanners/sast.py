@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from contextlib import suppress
 from typing import Any
 
 from aiagent.security.config import SecurityConfig
@@ -11,7 +12,7 @@ from aiagent.security.discovery import SourceFile
 from aiagent.security.errors import SecurityConfigError
 from aiagent.security.finding import Finding, Location
 from aiagent.security.redaction import evidence as redacted_evidence
-from aiagent.security.regexsafe import RegexTimeout, timeout_note
+from aiagent.security.regexsafe import RegexCompileError, RegexTimeout, timeout_note
 from aiagent.security.rulepack import list_packs, load_pack, packs_version
 from aiagent.security.scanners.sast_context import context_text, has_dynamic
 from aiagent.security.scanners.sast_optin import apply_opt_in
@@ -21,7 +22,7 @@ from aiagent.security.scanners.sast_query import (
     report_node,
 )
 from aiagent.security.scanners.sast_rules import SastRule, parse_rule
-from aiagent.security.scanners.sast_taint import taint_matches, warm_taint
+from aiagent.security.scanners.sast_taint import taint_matches, taint_query
 from aiagent.security.textpos import line_at
 from aiagent.syntax.treesitter import GRAMMARS, available, parse
 
@@ -29,7 +30,7 @@ PACK_FOLDER = "sast"
 
 
 def builtin_rules() -> list[SastRule]:
-    return [parse_rule(raw, raw["_source"]) for name in list_packs(PACK_FOLDER)
+    return [parse_rule(raw, raw["_source"], lazy=True) for name in list_packs(PACK_FOLDER)
             for raw in load_pack(name)]
 
 
@@ -70,22 +71,25 @@ class SastScanner:
 
     def validate(self) -> None:
         """Compile every tree-sitter rule now (raises SecurityConfigError on a bad one)."""
-        for lang in self._tree_rules:
+        for lang in list(self._tree_rules):
             if available(lang):
                 self._query(lang)
 
     def warm(self, languages: set[str]) -> None:
         """Compile now what scanning ``languages`` needs (before worker processes fork)."""
+        for rule in self.rules:
+            if any(rule.applies_to_language(lang) for lang in languages):
+                for pattern in (rule.regex, rule.not_match, rule.text):
+                    if pattern is not None:
+                        with suppress(RegexCompileError):  # reported where it is used
+                            pattern.prepare()
         for lang in sorted(languages):
             if lang not in GRAMMARS or not available(lang):
                 continue
-            try:
-                if lang in self._tree_rules:
+            if lang in self._tree_rules or lang in self._taint_rules:
+                # a bad rule query is reported per file by scan_file, as without warming
+                with suppress(SecurityConfigError):
                     self._query(lang)
-            except SecurityConfigError:
-                pass  # a bad rule query is reported per file by scan_file, as without warming
-            if self._taint_rules.get(lang):
-                warm_taint(lang)
 
     def scan_file(self, file: SourceFile, data: bytes) -> list[Finding]:
         findings = self._scan_regex(file, data)
@@ -95,20 +99,24 @@ class SastScanner:
         return findings
 
     def _query(self, language: str) -> LanguageQuery:
+        """The language's rules and its taint patterns in one query (one pass per file)."""
         q = self._queries.get(language)
         if q is None:
-            q = self._queries[language] = LanguageQuery(language, self._tree_rules[language])
+            extra = taint_query(language) if self._taint_rules.get(language) else ""
+            q = LanguageQuery(language, self._tree_rules.get(language, []), extra)
+            self._queries[language] = q
         return q
 
     def _scan_tree(self, file: SourceFile, data: bytes) -> list[Finding]:
         if not available(file.language):
             return []
         tree = parse(file.language, data)
+        matches, taint_nodes = self._query(file.language).run(tree.root_node)
         seen: set[tuple[str, int, int]] = set()
-        out = self._scan_taint(file, tree.root_node, data)
+        out = self._scan_taint(file, tree.root_node, data, taint_nodes)
         if file.language not in self._tree_rules:
             return out
-        for rule, captures in self._query(file.language).matches(tree.root_node):
+        for rule, captures in matches:
             if not rule.applies_to_path(file.rel):
                 continue
             if rule.dynamic and not has_dynamic(captures, rule.dynamic):
@@ -128,10 +136,11 @@ class SastScanner:
             out.append(finding)
         return out
 
-    def _scan_taint(self, file: SourceFile, root: Any, data: bytes) -> list[Finding]:
+    def _scan_taint(self, file: SourceFile, root: Any, data: bytes,
+                    nodes: dict[str, list[Any]]) -> list[Finding]:
         rules = [r for r in self._taint_rules.get(file.language, []) if r.applies_to_path(file.rel)]
         out = []
-        for rule, node in taint_matches(rules, file.language, file.rel, root, data):
+        for rule, node in taint_matches(rules, file.language, file.rel, root, data, nodes):
             if rule.not_match is not None and rule.not_match.search(node.text or b""):
                 continue
             first_line = (node.text or b"").split(b"\n", 1)[0]

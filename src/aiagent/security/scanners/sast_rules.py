@@ -83,19 +83,23 @@ def _glob(rel: str, pattern: str) -> bool:
     return fnmatchcase(rel, pattern) or fnmatchcase("/" + rel, pattern)
 
 
-def parse_rule(raw: dict[str, Any], source: str, skill_source: str = "") -> SastRule:
+def parse_rule(raw: dict[str, Any], source: str, skill_source: str = "",
+               lazy: bool = False) -> SastRule:
+    """``lazy``: the rule's regexes compile on first use (built-in rules only: a bad
+    pattern of a project's own rule must be an error now, naming the rule)."""
     rule_id = raw.get("id")
     if not isinstance(rule_id, str) or not rule_id:
         raise SecurityConfigError(source, "rules[].id", "required string")
     try:
-        return _build(raw, rule_id, source, skill_source)
+        return _build(raw, rule_id, source, skill_source, lazy)
     except SecurityConfigError:
         raise
     except (KeyError, ValueError, TypeError) as exc:
         raise SecurityConfigError(source, rule_id, f"bad rule: {exc}") from None
 
 
-def _build(raw: dict[str, Any], rule_id: str, source: str, skill_source: str) -> SastRule:
+def _build(raw: dict[str, Any], rule_id: str, source: str, skill_source: str,
+           lazy: bool) -> SastRule:
     pattern = raw.get("pattern")
     if not isinstance(pattern, dict):
         raise SecurityConfigError(source, f"{rule_id}.pattern", "must be a mapping")
@@ -118,22 +122,23 @@ def _build(raw: dict[str, Any], rule_id: str, source: str, skill_source: str) ->
         references=tuple(str(r) for r in raw.get("references", [])),
         query=str(pattern.get("query", "")) if kind == "tree-sitter" else "",
         report=str(pattern.get("report", "")).lstrip("@"),
-        regex=_regex(pattern.get("match"), source, rule_id) if kind == "regex" else None,
-        not_match=_regex(pattern.get("not_match"), source, rule_id),
+        regex=_regex(pattern.get("match"), source, rule_id, lazy) if kind == "regex" else None,
+        not_match=_regex(pattern.get("not_match"), source, rule_id, lazy),
         dynamic=_captures(pattern.get("dynamic"), source, rule_id),
         include_paths=tuple(str(p) for p in pattern.get("include_paths", [])),
         exclude_paths=tuple(str(p) for p in pattern.get("exclude_paths", [])),
         skill_source=skill_source,
         opt_in=_enum(Severity, pattern["opt_in"], source, f"{rule_id}.pattern.opt_in")
         if pattern.get("opt_in") is not None else None,
-        **(_taint_fields(pattern, source, rule_id) if kind == "taint" else {}),
+        **(_taint_fields(pattern, source, rule_id, lazy) if kind == "taint" else {}),
     )
 
 
 REQUIREMENTS = ("tainted", "built", "dynamic", "literal", "call")
 
 
-def _taint_fields(pattern: dict[str, Any], source: str, rule_id: str) -> dict[str, Any]:
+def _taint_fields(pattern: dict[str, Any], source: str, rule_id: str,
+                  lazy: bool) -> dict[str, Any]:
     requires = str(pattern.get("requires", "tainted"))
     if requires not in REQUIREMENTS:
         raise SecurityConfigError(source, f"{rule_id}.pattern.requires",
@@ -143,7 +148,7 @@ def _taint_fields(pattern: dict[str, Any], source: str, rule_id: str) -> dict[st
         raise SecurityConfigError(source, f"{rule_id}.pattern.sinks", "must list sink classes")
     return {"sinks": tuple(str(s) for s in sinks), "requires": requires,
             "sources": tuple(str(s) for s in pattern.get("sources") or []),
-            "text": _regex(pattern.get("text"), source, rule_id)}
+            "text": _regex(pattern.get("text"), source, rule_id, lazy)}
 
 
 def _enum(kind: type[_E], value: Any, source: str, where: str) -> _E:
@@ -154,11 +159,11 @@ def _enum(kind: type[_E], value: Any, source: str, where: str) -> _E:
         raise SecurityConfigError(source, where, f"unknown value {value!r} (expected one of: {names})") from None
 
 
-def _regex(value: Any, source: str, rule_id: str) -> SafePattern | None:
+def _regex(value: Any, source: str, rule_id: str, lazy: bool = False) -> SafePattern | None:
     if value is None:
         return None
     try:
-        return SafePattern(str(value))
+        return SafePattern(str(value), lazy=lazy)
     except RegexCompileError as exc:
         raise SecurityConfigError(source, f"{rule_id}.pattern", str(exc)) from None
 

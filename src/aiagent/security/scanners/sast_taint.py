@@ -10,18 +10,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from aiagent.security.dataflow import SinkHit, Value, analyze, compile_query, supported
-from aiagent.security.dataflow.spec import specs
+from aiagent.security.dataflow import (
+    SinkHit,
+    Value,
+    analyze,
+    query_source,
+    supported,
+)
+from aiagent.security.dataflow.spec import spec_for
 from aiagent.security.scanners.sast_rules import SastRule
 
 
-def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any,
-                  data: bytes) -> list[tuple[SastRule, Any]]:
-    """(rule, node) for every hit a rule accepts; most severe rule first per node and CWE."""
+def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any, data: bytes,
+                  captures: dict[str, list[Any]] | None = None) -> list[tuple[SastRule, Any]]:
+    """(rule, node) for every hit a rule accepts; most severe rule first per node and CWE.
+    ``captures``: the nodes of :func:`taint_query` already queried by the caller."""
     if not rules or not supported(language):
         return []
-    hits, defined = analyze(language, root, data)
-    internal = specs()[language].internal_paths
+    hits, defined = analyze(language, root, data, captures)
+    spec = spec_for(language)
+    assert spec is not None, language
+    internal = spec.internal_paths
     out: list[tuple[SastRule, Any]] = []
     seen: set[tuple[int, int, str]] = set()
     for hit in hits:
@@ -40,10 +49,10 @@ def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any,
     return out
 
 
-def warm_taint(language: str) -> None:
-    """Load the taint specs and compile the language's query (cached for the process)."""
-    if supported(language):
-        compile_query(language)
+def taint_query(language: str) -> str:
+    """The query patterns the taint analysis of ``language`` needs ("" if none), to be
+    joined into the caller's one query pass over each file."""
+    return query_source(language) if supported(language) else ""
 
 
 def accepts(rule: SastRule, hit: SinkHit) -> bool:

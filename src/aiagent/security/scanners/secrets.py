@@ -9,7 +9,7 @@ from aiagent.security.config import SecurityConfig
 from aiagent.security.discovery import SourceFile
 from aiagent.security.entropy import charset, shannon
 from aiagent.security.finding import Confidence, Finding, Location
-from aiagent.security.regexsafe import RegexTimeout, SafePattern, timeout_note
+from aiagent.security.regexsafe import PatternSet, RegexTimeout, SafePattern, timeout_note
 from aiagent.security.rulepack import packs_version
 from aiagent.security.scanners.secrets_rules import (
     DOLLAR_NAME_LANGUAGES,
@@ -40,6 +40,11 @@ class SecretsScanner:
         self._placeholder = SafePattern(PLACEHOLDER_PATTERN)
         self._test_path = SafePattern(TEST_PATH_PATTERN)
         self._allow = [SafePattern(p) for p in config.allow_secrets]
+        # every rule's keyword pre-check in one pass over the file (see PatternSet)
+        words = sorted({k for rule in self.rules for k in rule.keywords})
+        index = {word: i for i, word in enumerate(words)}
+        self._rule_words = [frozenset(index[k] for k in rule.keywords) for rule in self.rules]
+        self._words = PatternSet(words, lambda i, data: words[i] in data, literals=True)
         self.notes: list[str] = []  # rules skipped on the last file (see base.take_notes)
 
     def applies_to(self, file: SourceFile) -> bool:
@@ -50,10 +55,11 @@ class SecretsScanner:
         test_path = self._test_path.search(file.rel.encode())
         state = _FileState(data)
         findings: list[Finding] = []
-        for rule in self.rules:
+        present = self._words.present(lowered)
+        for rule, words in zip(self.rules, self._rule_words, strict=True):
             if file.language in rule.skip_kinds or (rule.generic and test_path):
                 continue
-            if rule.keywords and not any(k in lowered for k in rule.keywords):
+            if rule.keywords and words.isdisjoint(present):
                 continue
             findings.extend(self._scan_rule(rule, file, state, test_path))
         return findings
@@ -85,10 +91,10 @@ class SecretsScanner:
     def secret_spans(self, data: bytes) -> list[tuple[int, int]]:
         """Byte spans of every plausible secret in ``data`` (sorted, not overlapping), for
         redaction: all rules, wherever the text came from."""
-        lowered = data.lower()
+        present = self._words.present(data.lower())
         spans: list[tuple[int, int]] = []
-        for rule in self.rules:
-            if rule.keywords and not any(k in lowered for k in rule.keywords):
+        for rule, words in zip(self.rules, self._rule_words, strict=True):
+            if rule.keywords and words.isdisjoint(present):
                 continue
             try:
                 for m in rule.pattern.finditer(data):
