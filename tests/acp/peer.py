@@ -121,6 +121,8 @@ class Recorder:
             raise RequestError.internal_error({"details": "the buffer is read-only"})
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(content)  # an editor saves its buffer
+        if path in self.files:
+            self.files[path] = content  # …which now holds the text
         return schema.WriteTextFileResponse()
 
     # ---- terminal/*: the command runs in a process of this client ----------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +47,11 @@ def _user_config(tmp_path: Path, text: str) -> None:
 
 
 async def _run(tmp_path: Path, script: list[Turn], client: Recorder, prompts: list[str],
-               *, write: bool = False, terminal: bool = False) -> list[Any]:
+               *, write: bool = False, terminal: bool = False, fs: bool = False) -> list[Any]:
     stops = []
     with FakeLLM(script) as fake:
         async with acp_peer(tmp_path, fake, client, project=_project(tmp_path)) as peer:
-            await peer.initialize(write=write, terminal=terminal)
+            await peer.initialize(fs=fs, write=write, terminal=terminal)
             sid = await peer.new_session()
             for text in prompts:
                 stops.append((await peer.prompt(sid, text)).stop_reason)
@@ -92,6 +93,66 @@ def test_edits_are_written_through_the_editor_after_our_checks(tmp_path: Path) -
     assert results[1].content[0].type == "diff"  # the editor still gets the diff
     # the policy asked before every write (and the tool refused the two outside ones)
     assert len(client.permissions) == 5
+
+
+def test_edits_start_from_the_editors_unsaved_buffer(tmp_path: Path) -> None:
+    """The user typed in the editor without saving: read_file shows the buffer, and every
+    edit starts from it, so handing the result to the editor keeps what the user typed."""
+    project = _project(tmp_path)
+    notes, other = project / "notes.py", project / "other.py"
+    notes.write_text("a = 1\nb = 2\n")
+    other.write_text("x = 1\n")
+    patch = "*** Begin Patch\n*** Update File: other.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
+    script = [
+        Turn(tool_calls=[ToolCall("read_file", {"file_path": str(notes)})]),
+        Turn(tool_calls=[ToolCall("edit", {"file_path": str(notes), "old_string": "a = 1",
+                                           "new_string": "a = 10"})]),
+        Turn(tool_calls=[ToolCall("edit", {"file_path": str(notes), "old_string": "c = 3",
+                                           "new_string": "c = 30"})]),
+        Turn(tool_calls=[ToolCall("apply_patch", {"input": patch})]),
+        Turn(tool_calls=[ToolCall("write_file", {"file_path": str(other), "content": "z\n"})]),
+        Turn(text="done"),
+    ]
+    client = Recorder(answer="once", files={str(notes): "a = 1\nb = 2\nc = 3  # typed\n",
+                                            str(other): "x = 1\ny = 2  # typed\n"})
+    asyncio.run(_run(tmp_path, script, client, ["edit"], fs=True, write=True))
+    assert [r.status for r in _results(client)] == ["completed"] * 5
+    assert client.writes == [(str(notes), "a = 10\nb = 2\nc = 3  # typed\n"),
+                             (str(notes), "a = 10\nb = 2\nc = 30  # typed\n"),
+                             (str(other), "x = 2\ny = 2  # typed\n"),
+                             (str(other), "z\n")]
+
+
+@dataclass
+class TypingEditor(Recorder):
+    """The user types in a buffer just after the model read it."""
+
+    typed: str = "d = 4\n"
+
+    async def read_text_file(self, path: str, session_id: str, **kw: Any) -> Any:
+        response = await super().read_text_file(path, session_id, **kw)
+        if path in self.files and self.file_reads.count(path) == 1:
+            self.files[path] += self.typed
+        return response
+
+
+def test_an_edit_after_the_user_typed_in_the_buffer_is_refused(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    notes = project / "notes.py"
+    notes.write_text("a = 1\n")
+    edit = ToolCall("edit", {"file_path": str(notes), "old_string": "a = 1", "new_string": "a = 2"})
+    script = [Turn(tool_calls=[ToolCall("read_file", {"file_path": str(notes)})]),
+              Turn(tool_calls=[edit]),
+              Turn(tool_calls=[ToolCall("read_file", {"file_path": str(notes)})]),
+              Turn(tool_calls=[edit]),
+              Turn(text="done")]
+    client = TypingEditor(answer="once", files={str(notes): "a = 1\n"})
+    asyncio.run(_run(tmp_path, script, client, ["edit"], fs=True, write=True))
+    results = _results(client)
+    assert [r.status for r in results] == ["completed", "failed", "completed", "completed"]
+    assert "notes.py changed in the editor since you last read it" in results[1].raw_output
+    # refused: nothing handed over; after reading again the edit keeps what was typed
+    assert client.writes == [(str(notes), "a = 2\nd = 4\n")]
 
 
 def test_an_editor_that_fails_to_write_is_an_error_and_nothing_is_half_done(tmp_path: Path) -> None:

@@ -74,8 +74,8 @@ async def save(ctx: ToolContext, writer: FileWriteAccess, plan: Planned) -> None
         except Exception as exc:  # noqa: BLE001 - the editor's failure is the model's error
             raise ToolError(f"the editor could not write {display_path(ctx, plan.path)} "
                             f"({_why(exc)}); nothing was changed") from None
-        # the file as it is now (the editor may have saved it, or keep it in a buffer)
-        await in_thread(textio.remember_read, ctx, plan.path)
+        # the model knows the file as the editor now holds it (saved or in a buffer)
+        textio.remember_text(ctx, plan.path, text)
     shown = display_path(ctx, plan.path)
     diff = textio.unified_diff(plan.current.text if plan.current else "", plan.new_text, shown)
     if diff:

@@ -326,7 +326,10 @@ class ReadFileTool(BuiltinTool):
         else:
             opts = _indent_options(args.get("indentation"))
             lines = await in_thread(read_block, path, offset, limit, opts, text)
-        textio.remember_read(ctx, path)
+        if text is None:
+            textio.remember_read(ctx, path)
+        else:  # the editor's buffer: edits start from it too (:func:`buffers`)
+            textio.remember_text(ctx, path, text)
         return "\n".join(lines)
 
 
@@ -447,11 +450,26 @@ def save(ctx: ToolContext, parent: Parent, current: textio.TextFile | None, new_
     _emit_diff(ctx, display_path(ctx, parent.path), current.text if current else "", new_text)
 
 
+async def buffers(ctx: ToolContext, paths: list[Path]) -> dict[Path, str]:
+    """The editor's text of each existing file of ``paths`` (its unsaved buffer), when the
+    front-end shares it (``ctx.files``): an edit starts from what the user and the model
+    see, and handing the result to the editor keeps the user's unsaved changes."""
+    out: dict[Path, str] = {}
+    if ctx.files is None:
+        return out
+    for path in paths:
+        if await in_thread(path.is_file):
+            text = await ctx.files.read_text(path)
+            if text is not None:
+                out[path] = text
+    return out
+
+
 def _write_whole(ctx: ToolContext, path: Path, shown: str, content: str,
-                 defer: list[Planned] | None = None) -> bool:
+                 defer: list[Planned] | None = None, buffer: str | None = None) -> bool:
     """write_file's work; True when the file existed before."""
     with textio.os_errors(path), open_parent(ctx, path, create=True) as parent:
-        current = textio.read_at(parent)
+        current = textio.with_buffer(textio.read_at(parent), buffer)
         if current is not None:
             textio.check_not_stale(ctx, path, shown, current)
         save(ctx, parent, current, content, defer)
@@ -459,10 +477,10 @@ def _write_whole(ctx: ToolContext, path: Path, shown: str, content: str,
 
 
 def _edit(ctx: ToolContext, path: Path, shown: str, args: dict[str, Any],
-          defer: list[Planned] | None = None) -> int:
+          defer: list[Planned] | None = None, buffer: str | None = None) -> int:
     """edit's work; the number of replacements."""
     with textio.os_errors(path), open_parent(ctx, path) as parent:
-        current = textio.read_at(parent)
+        current = textio.with_buffer(textio.read_at(parent), buffer)
         if current is None:
             raise ToolError(f"file not found: {path}")
         textio.check_not_stale(ctx, path, shown, current)
@@ -499,7 +517,8 @@ class WriteFileTool(BuiltinTool):
         content = args["content"]
         writer = file_writer(ctx)
         defer: list[Planned] | None = [] if writer is not None else None
-        existed = await in_thread(_write_whole, ctx, path, shown, content, defer)
+        buffer = (await buffers(ctx, [path])).get(path)
+        existed = await in_thread(_write_whole, ctx, path, shown, content, defer, buffer)
         if writer is not None and defer:
             await delegated.save_all(ctx, writer, defer, [])
         verb = "Updated" if existed else "Created"
@@ -545,7 +564,8 @@ class EditTool(BuiltinTool):
         shown = display_path(ctx, path)
         writer = file_writer(ctx)
         defer: list[Planned] | None = [] if writer is not None else None
-        count = await in_thread(_edit, ctx, path, shown, args, defer)
+        buffer = (await buffers(ctx, [path])).get(path)
+        count = await in_thread(_edit, ctx, path, shown, args, defer, buffer)
         if writer is not None and defer:
             await delegated.save_all(ctx, writer, defer, [])
         noun = "occurrence" if count == 1 else "occurrences"
@@ -577,9 +597,10 @@ class ApplyPatchTool(BuiltinTool):
         from aiagent.tools import patching
 
         writer = file_writer(ctx)
+        held = await buffers(ctx, await in_thread(patching.patch_targets, ctx, args["input"]))
         if writer is None:
-            return await in_thread(patching.apply_patch_text, ctx, args["input"])
-        changes = await in_thread(patching.plan_patch, ctx, args["input"])
+            return await in_thread(patching.apply_patch_text, ctx, args["input"], held)
+        changes = await in_thread(patching.plan_patch, ctx, args["input"], held)
         plans = [Planned(c.dest or c.path, c.current, c.new_text)
                  for c in changes if c.new_text is not None]
         removals = [c.path for c in changes

@@ -8,6 +8,7 @@ go through folder handles (:func:`aiagent.tools.workspace.open_parent`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,22 +29,35 @@ class Change:
     dest: Path | None = None
 
 
-def apply_patch_text(ctx: ToolContext, text: str) -> str:
-    changes = plan_patch(ctx, text)
+def apply_patch_text(ctx: ToolContext, text: str, buffers: Mapping[Path, str] | None = None) -> str:
+    changes = plan_patch(ctx, text, buffers)
     for change in changes:
         _perform(ctx, change)
     return summary(changes)
 
 
-def plan_patch(ctx: ToolContext, text: str) -> list[Change]:
-    """Every change of the patch, checked and computed; nothing is written yet."""
+def patch_targets(ctx: ToolContext, text: str) -> list[Path]:
+    """The files a patch reads (resolved and checked); [] for a patch that does not parse
+    (:func:`plan_patch` reports it)."""
+    try:
+        hunks = parse_patch(text)
+    except PatchError:
+        return []
+    return [_resolve(ctx, hunk)[0] for hunk in hunks]
+
+
+def plan_patch(ctx: ToolContext, text: str, buffers: Mapping[Path, str] | None = None) -> list[Change]:
+    """Every change of the patch, checked and computed; nothing is written yet. A file in
+    ``buffers`` starts from that text (an editor's unsaved buffer: :func:`textio.with_buffer`)."""
     try:
         hunks = parse_patch(text)
     except PatchError as err:
         raise ToolError(str(err)) from None
     places = [_resolve(ctx, hunk) for hunk in hunks]  # every path is checked before any read
+    held = buffers or {}
     try:
-        changes = [_plan(ctx, hunk, path, dest) for hunk, (path, dest) in zip(hunks, places, strict=True)]
+        changes = [_plan(ctx, hunk, path, dest, held.get(path))
+                   for hunk, (path, dest) in zip(hunks, places, strict=True)]
     except PatchError as err:
         raise ToolError(str(err)) from None
     if not changes:
@@ -74,8 +88,9 @@ def _read(ctx: ToolContext, path: Path) -> textio.TextFile | None:
         raise ToolError(f"cannot read {path}: {err.strerror or err}") from None
 
 
-def _plan(ctx: ToolContext, hunk: Hunk, path: Path, dest: Path | None) -> Change:
-    current = _read(ctx, path)
+def _plan(ctx: ToolContext, hunk: Hunk, path: Path, dest: Path | None,
+          buffer: str | None = None) -> Change:
+    current = textio.with_buffer(_read(ctx, path), buffer)
     if hunk.kind == "add":
         if current is not None:
             textio.check_not_stale(ctx, path, hunk.path, current)

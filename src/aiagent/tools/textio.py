@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import dataclasses
 import difflib
 import errno
 import hashlib
@@ -51,6 +52,7 @@ class TextFile:
     crlf: bool = False
     mode: int | None = None
     digest: str | None = None  # sha256 of the bytes read
+    from_editor: bool = False  # the text is an editor's buffer (:func:`with_buffer`)
 
     def encode(self, text: str) -> bytes:
         if self.crlf:
@@ -188,10 +190,19 @@ def unified_diff(old: str, new: str, name: str) -> str:
 def fingerprint(path: Path) -> dict[str, Any] | None:
     try:
         st = path.stat()
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        data = path.read_bytes()
     except OSError:
         return None
-    return {"mtime_ns": st.st_mtime_ns, "size": st.st_size, "sha256": digest}
+    return {"mtime_ns": st.st_mtime_ns, "size": st.st_size,
+            "sha256": hashlib.sha256(data).hexdigest(), "text_sha256": _text_mark(data)}
+
+
+def _text_mark(data: bytes) -> str:
+    """The :func:`text_digest` an editor's buffer of these bytes would have (plain UTF-8)."""
+    try:
+        return text_digest(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return ""
 
 
 def remember_read(ctx: ToolContext, path: Path) -> None:
@@ -201,17 +212,41 @@ def remember_read(ctx: ToolContext, path: Path) -> None:
         ctx.state.setdefault(READS_KEY, {})[str(path)] = mark
 
 
+def text_digest(text: str) -> str:
+    """sha256 of an editor's text (line endings made "\n", so an editor that shows a CRLF
+    file with "\n" gives the same mark as the text we handed it)."""
+    return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def remember_text(ctx: ToolContext, path: Path, text: str) -> None:
+    """Record that the model has seen ``path`` as an editor holds it (an unsaved buffer)."""
+    mark = {"mtime_ns": 0, "size": len(text), "sha256": text_digest(text), "buffer": True}
+    ctx.state.setdefault(READS_KEY, {})[str(path)] = mark
+
+
+def with_buffer(current: TextFile | None, buffer: str | None) -> TextFile | None:
+    """``current`` as the editor holds it: the buffer's text in the disk file's shape
+    (line endings, mode), its digest the buffer's. Only a plain UTF-8 file (no BOM) is
+    taken from the editor; other files, and a file the editor has no text for, stay as read."""
+    if current is None or buffer is None or current.encoding != "utf-8" or current.bom:
+        return current
+    text = buffer.replace("\r\n", "\n") if current.crlf else buffer
+    return dataclasses.replace(current, text=text, digest=text_digest(buffer), from_editor=True)
+
+
 def remember_written(ctx: ToolContext, path: Path, data: bytes) -> None:
     """Record that the model knows ``path`` holds ``data`` (it just wrote it)."""
-    mark = {"mtime_ns": 0, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    mark = {"mtime_ns": 0, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+            "text_sha256": _text_mark(data)}
     ctx.state.setdefault(READS_KEY, {})[str(path)] = mark
 
 
 def check_not_stale(ctx: ToolContext, path: Path, shown: str, current: TextFile | None = None) -> None:
     """Refuse to change ``path`` if it changed on disk after the model last read it.
 
-    ``current`` is the file as just read through a folder handle; without it the path is
-    read again."""
+    ``current`` is the file as just read through a folder handle (or as an editor holds it:
+    :func:`with_buffer`); without it the path is read again. A mark from the disk matches
+    an editor's text of the same content (``text_sha256``) and the reverse."""
     seen = ctx.state.get(READS_KEY, {}).get(str(path))
     if seen is None:
         return
@@ -221,8 +256,13 @@ def check_not_stale(ctx: ToolContext, path: Path, shown: str, current: TextFile 
             f"{shown} was deleted or became unreadable since you last read it; "
             "read the current state before changing it"
         )
-    if now["sha256"] != seen["sha256"]:
+    marks = {seen["sha256"], seen.get("text_sha256") or None} - {None}
+    nows = {now["sha256"]}
+    if current is not None and current.encoding == "utf-8" and not current.bom:
+        nows.add(text_digest(current.text))
+    where = "in the editor" if current is not None and current.from_editor else "on disk"
+    if not marks & nows:
         raise ToolError(
-            f"{shown} changed on disk since you last read it (someone else edited it); "
+            f"{shown} changed {where} since you last read it (someone else edited it); "
             "read it again with read_file before changing it"
         )
