@@ -45,3 +45,17 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                        "XDG_DATA_HOME": str(home / ".local" / "share")}.items():
         monkeypatch.setenv(key, value)
     return home
+
+
+@pytest.fixture
+def project(tmp_path: Path, clean_env: dict[str, str]) -> Path:
+    """A project folder (a git repository) whose user config has the test server as ``t``."""
+    import tomli_w
+    from mcpkit import stdio_entry
+
+    folder = tmp_path / "proj"
+    (folder / ".git").mkdir(parents=True)
+    config = Path(clean_env["XDG_CONFIG_HOME"]) / "aiagent"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text(tomli_w.dumps({"mcp": {"servers": {"t": stdio_entry()}}}))
+    return folder

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 import tomli_w
 from mcpkit import stdio_entry
 
@@ -17,16 +16,6 @@ from aiagent.testing import FakeLLM, ToolCall, Turn
 def script(tool: str = "t__add", args: dict[str, object] | None = None) -> list[Turn]:
     return [Turn(text="Adding.", tool_calls=[ToolCall(tool, args or {"a": 2, "b": 3})]),
             Turn(text="Done.")]
-
-
-@pytest.fixture
-def project(tmp_path: Path, clean_env: dict[str, str]) -> Path:
-    folder = tmp_path / "proj"
-    (folder / ".git").mkdir(parents=True)
-    config = Path(clean_env["XDG_CONFIG_HOME"]) / "aiagent"
-    config.mkdir(parents=True)
-    (config / "config.toml").write_text(tomli_w.dumps({"mcp": {"servers": {"t": stdio_entry()}}}))
-    return folder
 
 
 def run(run_cli, project: Path, fake: FakeLLM, *flags: str):  # type: ignore[no-untyped-def]

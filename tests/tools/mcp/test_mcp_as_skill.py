@@ -7,21 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-import tomli_w
-from mcpkit import stdio_entry
-
 from aiagent.testing import FakeLLM, Turn
-
-
-@pytest.fixture
-def project(tmp_path: Path, clean_env: dict[str, str]) -> Path:
-    folder = tmp_path / "proj"
-    (folder / ".git").mkdir(parents=True)
-    config = Path(clean_env["XDG_CONFIG_HOME"]) / "aiagent"
-    config.mkdir(parents=True)
-    (config / "config.toml").write_text(tomli_w.dumps({"mcp": {"servers": {"t": stdio_entry()}}}))
-    return folder
 
 
 def listed(run_cli, project: Path) -> dict[str, dict[str, object]]:  # type: ignore[no-untyped-def]

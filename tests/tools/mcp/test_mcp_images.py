@@ -8,22 +8,9 @@ import base64
 import json
 from pathlib import Path
 
-import pytest
-import tomli_w
-from mcpkit import stdio_entry
 from server_app import PNG
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
-
-
-@pytest.fixture
-def project(tmp_path: Path, clean_env: dict[str, str]) -> Path:
-    folder = tmp_path / "proj"
-    (folder / ".git").mkdir(parents=True)
-    config = Path(clean_env["XDG_CONFIG_HOME"]) / "aiagent"
-    config.mkdir(parents=True)
-    (config / "config.toml").write_text(tomli_w.dumps({"mcp": {"servers": {"t": stdio_entry()}}}))
-    return folder
 
 
 def _result(run_cli, project: Path, kind: str) -> list[dict]:  # type: ignore[no-untyped-def]
