@@ -14,9 +14,10 @@ from __future__ import annotations
 import io
 import os
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from aiagent.contracts.events import FileDiffEvent
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError, ToolResult, file_writer
@@ -33,6 +34,8 @@ from aiagent.tools.tooldef import (
     string,
 )
 from aiagent.tools.workspace import Parent, display_path, open_parent, resolve_path
+
+T = TypeVar("T")
 
 MAX_LINE_LENGTH = 500
 TAB_WIDTH = 4
@@ -465,6 +468,19 @@ async def buffers(ctx: ToolContext, paths: list[Path]) -> dict[Path, str]:
     return out
 
 
+async def _change_one(ctx: ToolContext, path: Path, work: Callable[..., T], *args: Any) -> T:
+    """``work(ctx, path, *args, defer, buffer)`` in a thread, from the editor's text of the
+    file when the front-end shares it; the new text is handed to the front-end's writer
+    when it has one (:mod:`aiagent.tools.delegated`), else ``work`` wrote the disk."""
+    writer = file_writer(ctx)
+    defer: list[Planned] | None = [] if writer is not None else None
+    buffer = (await buffers(ctx, [path])).get(path)
+    out = await in_thread(work, ctx, path, *args, defer, buffer)
+    if writer is not None and defer:
+        await delegated.save_all(ctx, writer, defer, [])
+    return out
+
+
 def _write_whole(ctx: ToolContext, path: Path, shown: str, content: str,
                  defer: list[Planned] | None = None, buffer: str | None = None) -> bool:
     """write_file's work; True when the file existed before."""
@@ -515,12 +531,7 @@ class WriteFileTool(BuiltinTool):
         path = resolve_path(ctx, args["file_path"], field="file_path")
         shown = display_path(ctx, path)
         content = args["content"]
-        writer = file_writer(ctx)
-        defer: list[Planned] | None = [] if writer is not None else None
-        buffer = (await buffers(ctx, [path])).get(path)
-        existed = await in_thread(_write_whole, ctx, path, shown, content, defer, buffer)
-        if writer is not None and defer:
-            await delegated.save_all(ctx, writer, defer, [])
+        existed = await _change_one(ctx, path, _write_whole, shown, content)
         verb = "Updated" if existed else "Created"
         return f"{verb} {shown} ({_line_count(content)} lines)"
 
@@ -562,12 +573,7 @@ class EditTool(BuiltinTool):
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path = resolve_path(ctx, args["file_path"], field="file_path")
         shown = display_path(ctx, path)
-        writer = file_writer(ctx)
-        defer: list[Planned] | None = [] if writer is not None else None
-        buffer = (await buffers(ctx, [path])).get(path)
-        count = await in_thread(_edit, ctx, path, shown, args, defer, buffer)
-        if writer is not None and defer:
-            await delegated.save_all(ctx, writer, defer, [])
+        count = await _change_one(ctx, path, _edit, shown, args)
         noun = "occurrence" if count == 1 else "occurrences"
         return f"Edited {shown}: replaced {count} {noun}."
 
