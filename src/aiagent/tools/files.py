@@ -603,7 +603,8 @@ class ApplyPatchTool(BuiltinTool):
         from aiagent.tools import patching
 
         writer = file_writer(ctx)
-        held = await buffers(ctx, await in_thread(patching.patch_targets, ctx, args["input"]))
+        held = {} if ctx.files is None else await buffers(
+            ctx, await in_thread(patching.patch_targets, ctx, args["input"]))
         if writer is None:
             return await in_thread(patching.apply_patch_text, ctx, args["input"], held)
         changes = await in_thread(patching.plan_patch, ctx, args["input"], held)
