@@ -28,7 +28,7 @@ def rows(settings: Any) -> list[dict[str, Any]]:
     out = []
     for name, config in sorted(found.servers.items()):
         state, reason = "enabled", ""
-        if "not trusted" in config.source:
+        if config.untrusted:
             state = "untrusted"
         elif all_off or not config.enabled or name in off:
             state = "disabled"

@@ -220,7 +220,7 @@ def text_digest(text: str) -> str:
 
 def remember_text(ctx: ToolContext, path: Path, text: str) -> None:
     """Record that the model has seen ``path`` as an editor holds it (an unsaved buffer)."""
-    mark = {"mtime_ns": 0, "size": len(text), "sha256": text_digest(text), "buffer": True}
+    mark = {"mtime_ns": 0, "size": len(text), "sha256": text_digest(text)}
     ctx.state.setdefault(READS_KEY, {})[str(path)] = mark
 
 

@@ -50,6 +50,7 @@ class ServerConfig:
     bearer_token_env: str = ""
     bearer_token_keyring: str = ""
     enabled: bool = True
+    untrusted: bool = False  # from an untrusted project's .mcp.json (listed, never started)
     startup_timeout: float | None = None
     call_timeout: float | None = None
 
@@ -92,7 +93,7 @@ def discover(settings: Any, *, show_untrusted: bool = False) -> Discovered:
         for name, entry in entries.items():
             _add(found, problems, name, entry, str(path), env)
             if not (trusted or is_user) and name in found and found[name].source == str(path):
-                found[name].enabled = False
+                found[name].enabled, found[name].untrusted = False, True
                 found[name].source += " (folder not trusted: aiagent trust)"
     return Discovered(found, problems)
 
