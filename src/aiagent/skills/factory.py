@@ -28,7 +28,7 @@ from aiagent.skills.permissions import (
     open_grant_store,
 )
 from aiagent.skills.runtime import SkillRuntime
-from aiagent.skills.state import EnableState, apply_state, state_paths
+from aiagent.skills.state import disabled_by_state
 
 
 def skills_table(settings: Settings) -> dict[str, Any]:
@@ -114,16 +114,12 @@ def create_runtime(
     discovery = discover(default_sources(workspace, root, config_dir, home, table, inline), admit)
     names = [r for r in requested if not looks_like_path(r)]
     names += [n for n, e in discovery.skills.items() if e.source == "inline"]
-    user_file, project_file = state_paths(root, config_dir)
     try:
         disabled = disabled_names(table, discovery.skills)
         limits = Limits.from_settings(table)
     except SkillConfigError as exc:
         raise ConfigError(str(exc)) from None
-    project_state = EnableState.read(project_file)
-    if not trust.trusted:  # an untrusted project may turn skills off, never on
-        project_state.enabled.clear()
-    disabled = apply_state(disabled, EnableState.read(user_file), project_state)
+    disabled = disabled_by_state(disabled, root, config_dir, trusted=trust.trusted)
     pre = frozenset([*name_list(table.get("auto_approve")), *name_list(table.get("approve")), *approve])
     gate = PermissionGate(store or open_grant_store(settings.env), str(root), pre, approver)
     if report is not None and mode != "interactive":  # the UI asked at start-up (ui/tui/trust.py)

@@ -52,11 +52,18 @@ def apply_state(disabled: set[str], user: EnableState, project: EnableState) -> 
 MCP_PREFIX = "mcp:"  # an MCP server, listed and switched like a tool skill (FR-5.13)
 
 
-def mcp_disabled(project_root: Path, config_dir: Path, *, trusted: bool) -> set[str]:
-    """Names of MCP servers switched off with ``aiagent skill disable mcp:NAME``. A project's
-    file may switch a server off, and back on only in a trusted folder."""
+def disabled_by_state(disabled: set[str], project_root: Path, config_dir: Path, *,
+                      trusted: bool) -> set[str]:
+    """``disabled`` after the user's and the project's ``skill enable/disable`` choices; an
+    untrusted project may turn skills off, never on."""
     user_file, project_file = state_paths(project_root, config_dir)
-    user, project = EnableState.read(user_file), EnableState.read(project_file)
-    off = user.disabled - (project.enabled if trusted else set())
-    return {name.removeprefix(MCP_PREFIX) for name in off | project.disabled
-            if name.startswith(MCP_PREFIX)}
+    project = EnableState.read(project_file)
+    if not trusted:
+        project.enabled.clear()
+    return apply_state(disabled, EnableState.read(user_file), project)
+
+
+def mcp_disabled(project_root: Path, config_dir: Path, *, trusted: bool) -> set[str]:
+    """Names of MCP servers switched off with ``aiagent skill disable mcp:NAME``."""
+    off = disabled_by_state(set(), project_root, config_dir, trusted=trusted)
+    return {name.removeprefix(MCP_PREFIX) for name in off if name.startswith(MCP_PREFIX)}

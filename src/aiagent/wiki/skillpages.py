@@ -85,7 +85,7 @@ def _discover(settings: Settings, root: Path) -> tuple[Any, set[str]]:
     from aiagent.skills.config import SkillConfigError, disabled_names, name_list
     from aiagent.skills.factory import skills_table, trust_gate
     from aiagent.skills.loader import default_sources, discover
-    from aiagent.skills.state import EnableState, apply_state, state_paths
+    from aiagent.skills.state import disabled_by_state
 
     table = skills_table(settings)
     home = Path(settings.env.get("HOME") or Path.home())
@@ -98,11 +98,7 @@ def _discover(settings: Settings, root: Path) -> tuple[Any, set[str]]:
         disabled = disabled_names(table, discovery.skills)
     except SkillConfigError as exc:
         raise WikiError(str(exc)) from None
-    user_file, project_file = state_paths(root, config_dir)
-    project_state = EnableState.read(project_file)
-    if not trusted:  # an untrusted project may turn skills off, never on
-        project_state.enabled.clear()
-    return discovery, apply_state(disabled, EnableState.read(user_file), project_state)
+    return discovery, disabled_by_state(disabled, root, config_dir, trusted=trusted)
 
 
 # ---- classifiers ---------------------------------------------------------------------
