@@ -29,22 +29,10 @@ class ModelError(ValueError):
 
 def read_model(folder: Path, shown: str) -> dict[str, Any]:
     """Entities of one ``.xcdatamodel`` folder (its ``contents`` XML)."""
-    from defusedxml import DefusedXmlException
-    from defusedxml.ElementTree import ParseError, fromstring
+    from aiagent.tools.apple.xmlfile import parse_xml
 
     contents = folder / "contents"
-    try:
-        if contents.stat().st_size > MAX_MODEL_BYTES:
-            raise ModelError(f"{shown}/contents: larger than 8 MB")
-        root = fromstring(contents.read_bytes())
-    except FileNotFoundError:
-        raise ModelError(f"{shown}/contents: missing") from None
-    except OSError as err:
-        raise ModelError(f"{shown}/contents: cannot read: {err.strerror or err}") from None
-    except ParseError as err:
-        raise ModelError(f"{shown}/contents: not valid XML: {err}") from None
-    except DefusedXmlException as err:
-        raise ModelError(f"{shown}/contents: refused: {type(err).__name__}") from None
+    root = parse_xml(contents, f"{shown}/contents", MAX_MODEL_BYTES, ModelError, say_missing=True)
     if root.tag != "model":
         raise ModelError(f"{shown}/contents: not a Core Data model (root element <{root.tag}>)")
     return {"entities": [_entity(e) for e in root.iter("entity")]}
