@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
+from aiagent.tools.apple.paths import shown_path
 from aiagent.tools.tooldef import BuiltinTool, in_thread, schema, string
 from aiagent.tools.workspace import resolve_path
 
@@ -64,14 +65,14 @@ def _entity(node: Any) -> dict[str, Any]:
 
 def read_bundle(bundle: Path, root: Path) -> dict[str, Any]:
     """A ``.xcdatamodeld`` (versions, current version, migrations) or a lone ``.xcdatamodel``."""
-    shown = _rel(bundle, root)
+    shown = shown_path(bundle, root)
     out: dict[str, Any] = {"path": shown, "versions": [], "errors": []}
     folders = [bundle] if bundle.suffix == ".xcdatamodel" else \
         sorted((p for p in bundle.iterdir() if p.suffix == ".xcdatamodel"), key=lambda p: _natural(p.stem))
     models = {}
     for folder in folders:
         try:
-            models[folder.stem] = read_model(folder, _rel(folder, root))
+            models[folder.stem] = read_model(folder, shown_path(folder, root))
         except ModelError as err:
             out["errors"].append(str(err))
     out["current_version"] = _current(bundle, shown, out["errors"]) or (folders[-1].stem if folders else None)
@@ -222,19 +223,13 @@ def scan(root: Path, base: Path) -> dict[str, Any]:
                 except OSError:
                     continue
                 if "@Model" in text:
-                    swiftdata += swiftdata_models(path, text, _rel(path, base))
+                    swiftdata += swiftdata_models(path, text, shown_path(path, base))
     return {"core_data": [read_bundle(b, base) for b in bundles], "swiftdata": swiftdata}
 
 
 def _natural(name: str) -> list[Any]:
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
 
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
 
 
 class XcodeDataModelTool(BuiltinTool):
