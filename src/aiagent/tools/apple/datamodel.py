@@ -102,7 +102,7 @@ def compare(old_name: str, old: dict[str, Any], new_name: str, new: dict[str, An
     blockers: list[str] = []
     before = {e["name"]: e for e in old["entities"]}
     for entity in new["entities"]:
-        source = before.pop(entity["name"], None) or before.pop(entity.get("renaming_id") or "\0", None)
+        source = _counterpart(before, entity)
         if source is None:
             changes.append(f"entity {entity['name']} added")
             continue
@@ -119,11 +119,16 @@ def compare(old_name: str, old: dict[str, Any], new_name: str, new: dict[str, An
             "explanation": _explain(changes, blockers)}
 
 
+def _counterpart(before: dict[str, dict[str, Any]], item: dict[str, Any]) -> dict[str, Any] | None:
+    """Take the old version of ``item`` out of ``before``: by name, else by its renaming identifier."""
+    return before.pop(item["name"], None) or before.pop(item.get("renaming_id") or "\0", None)
+
+
 def _attributes(entity: str, old: dict[str, Any], new: dict[str, Any],
                 changes: list[str], blockers: list[str]) -> None:
     before = {a["name"]: a for a in old["attributes"]}
     for attr in new["attributes"]:
-        src = before.pop(attr["name"], None) or before.pop(attr.get("renaming_id") or "\0", None)
+        src = _counterpart(before, attr)
         where = f"{entity}.{attr['name']}"
         if src is None:
             changes.append(f"attribute {where} added")
@@ -150,7 +155,7 @@ def _relationships(entity: str, old: dict[str, Any], new: dict[str, Any],
                    changes: list[str], blockers: list[str]) -> None:
     before = {r["name"]: r for r in old["relationships"]}
     for rel in new["relationships"]:
-        src = before.pop(rel["name"], None) or before.pop(rel.get("renaming_id") or "\0", None)
+        src = _counterpart(before, rel)
         where = f"{entity}.{rel['name']}"
         if src is None:
             changes.append(f"relationship {where} added")
