@@ -20,6 +20,22 @@ ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "ios-app"
 FIXTURES = Path(__file__).parent / "fixtures"
 
+# A small Swift package (a library using swift-log, and its tests) for the swift_* tools.
+KIT_PACKAGE = '''// swift-tools-version:5.9
+import PackageDescription
+
+let package = Package(
+    name: "Kit",
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
+    ],
+    targets: [
+        .target(name: "Kit", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "KitTests", dependencies: ["Kit"]),
+    ]
+)
+'''
+
 
 def registry() -> ToolRegistry:
     from aiagent.tools.apple import assets, datamodel, discovery, signing, swiftpm

@@ -9,24 +9,10 @@ import json
 import shutil
 from pathlib import Path
 
-from apple_harness import EXAMPLE, calls, replay, tool_results
+from apple_harness import EXAMPLE, KIT_PACKAGE, calls, replay, tool_results
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
-PACKAGE = '''// swift-tools-version:5.9
-import PackageDescription
-
-let package = Package(
-    name: "Kit",
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
-    ],
-    targets: [
-        .target(name: "Kit", dependencies: [.product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "KitTests", dependencies: ["Kit"]),
-    ]
-)
-'''
 CALLS = [
     ("xcode_project_info", {}),
     ("xcode_assets", {}),
@@ -46,7 +32,7 @@ def test_the_model_calls_every_project_tool(run_cli, tmp_path: Path) -> None:
     app = tmp_path / "ios-app"
     shutil.copytree(EXAMPLE, app)
     (app / "Kit").mkdir()
-    (app / "Kit" / "Package.swift").write_text(PACKAGE)
+    (app / "Kit" / "Package.swift").write_text(KIT_PACKAGE)
     bin_dir = tmp_path / "bin"
     replay(bin_dir, "swift", {"build": (0, "@swift_build_ok.txt", ""),
                               "test": (1, "@swift_test_linux.txt", ""),

@@ -11,23 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from apple_harness import EXAMPLE, calls, replay
+from apple_harness import EXAMPLE, KIT_PACKAGE, calls, replay
 from test_apple_signing import DISPLAY
 
 AIAGENT = str(Path(sys.executable).with_name("aiagent"))
-PACKAGE = '''// swift-tools-version:5.9
-import PackageDescription
-
-let package = Package(
-    name: "Kit",
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
-    ],
-    targets: [
-        .target(name: "Kit", dependencies: [.product(name: "Logging", package: "swift-log")]),
-    ]
-)
-'''
 
 
 def run(cwd: Path, bin_dir: Path, name: str, args: dict, platform: str = "linux") -> tuple[int, str]:
@@ -39,7 +26,7 @@ def run(cwd: Path, bin_dir: Path, name: str, args: dict, platform: str = "linux"
 
 
 def test_swift_package_tools(tmp_path: Path) -> None:
-    (tmp_path / "Package.swift").write_text(PACKAGE)
+    (tmp_path / "Package.swift").write_text(KIT_PACKAGE)
     bin_dir = tmp_path / "bin"
     replay(bin_dir, "swift", {"build": (1, "", "@swift_build_errors.txt"),
                               "test": (1, "@swift_test_linux.txt", ""),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
+from aiagent.tools.apple.paths import shown_path
 from aiagent.tools.tooldef import BuiltinTool, in_thread, schema, string
 from aiagent.tools.workspace import resolve_path
 
@@ -41,23 +42,23 @@ def icon_sizes() -> dict[str, list[str]]:
 def read_json(path: Path, errors: list[str], root: Path) -> dict[str, Any] | None:
     try:
         if path.stat().st_size > MAX_JSON_BYTES:
-            errors.append(f"{_rel(path, root)}: larger than 1 MB")
+            errors.append(f"{shown_path(path, root)}: larger than 1 MB")
             return None
         data = json.loads(path.read_bytes())
     except FileNotFoundError:
-        errors.append(f"{_rel(path, root)}: missing")
+        errors.append(f"{shown_path(path, root)}: missing")
         return None
     except (OSError, ValueError) as err:
-        errors.append(f"{_rel(path, root)}: not valid JSON: {err}")
+        errors.append(f"{shown_path(path, root)}: not valid JSON: {err}")
         return None
     if not isinstance(data, dict):
-        errors.append(f"{_rel(path, root)}: not a JSON object")
+        errors.append(f"{shown_path(path, root)}: not a JSON object")
         return None
     return data
 
 
 def read_catalog(catalog: Path, root: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {"path": _rel(catalog, root), "images": [], "app_icons": [], "colors": [],
+    out: dict[str, Any] = {"path": shown_path(catalog, root), "images": [], "app_icons": [], "colors": [],
                            "other": [], "errors": []}
     stack: list[tuple[Path, str]] = [(catalog, "")]
     seen = 0
@@ -210,12 +211,6 @@ def report(root: Path, base: Path, sources: Path) -> dict[str, Any]:
     catalogs = [read_catalog(c, base) for c in find_catalogs(root)]
     return {"catalogs": catalogs, "unused": unused(catalogs, sources)}
 
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
 
 
 class XcodeAssetsTool(BuiltinTool):

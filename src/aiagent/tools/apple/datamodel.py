@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
+from aiagent.tools.apple.paths import shown_path
 from aiagent.tools.tooldef import BuiltinTool, in_thread, schema, string
 from aiagent.tools.workspace import resolve_path
 
@@ -29,22 +30,10 @@ class ModelError(ValueError):
 
 def read_model(folder: Path, shown: str) -> dict[str, Any]:
     """Entities of one ``.xcdatamodel`` folder (its ``contents`` XML)."""
-    from defusedxml import DefusedXmlException
-    from defusedxml.ElementTree import ParseError, fromstring
+    from aiagent.tools.apple.xmlfile import parse_xml
 
     contents = folder / "contents"
-    try:
-        if contents.stat().st_size > MAX_MODEL_BYTES:
-            raise ModelError(f"{shown}/contents: larger than 8 MB")
-        root = fromstring(contents.read_bytes())
-    except FileNotFoundError:
-        raise ModelError(f"{shown}/contents: missing") from None
-    except OSError as err:
-        raise ModelError(f"{shown}/contents: cannot read: {err.strerror or err}") from None
-    except ParseError as err:
-        raise ModelError(f"{shown}/contents: not valid XML: {err}") from None
-    except DefusedXmlException as err:
-        raise ModelError(f"{shown}/contents: refused: {type(err).__name__}") from None
+    root = parse_xml(contents, f"{shown}/contents", MAX_MODEL_BYTES, ModelError, say_missing=True)
     if root.tag != "model":
         raise ModelError(f"{shown}/contents: not a Core Data model (root element <{root.tag}>)")
     return {"entities": [_entity(e) for e in root.iter("entity")]}
@@ -76,14 +65,14 @@ def _entity(node: Any) -> dict[str, Any]:
 
 def read_bundle(bundle: Path, root: Path) -> dict[str, Any]:
     """A ``.xcdatamodeld`` (versions, current version, migrations) or a lone ``.xcdatamodel``."""
-    shown = _rel(bundle, root)
+    shown = shown_path(bundle, root)
     out: dict[str, Any] = {"path": shown, "versions": [], "errors": []}
     folders = [bundle] if bundle.suffix == ".xcdatamodel" else \
         sorted((p for p in bundle.iterdir() if p.suffix == ".xcdatamodel"), key=lambda p: _natural(p.stem))
     models = {}
     for folder in folders:
         try:
-            models[folder.stem] = read_model(folder, _rel(folder, root))
+            models[folder.stem] = read_model(folder, shown_path(folder, root))
         except ModelError as err:
             out["errors"].append(str(err))
     out["current_version"] = _current(bundle, shown, out["errors"]) or (folders[-1].stem if folders else None)
@@ -113,7 +102,7 @@ def compare(old_name: str, old: dict[str, Any], new_name: str, new: dict[str, An
     blockers: list[str] = []
     before = {e["name"]: e for e in old["entities"]}
     for entity in new["entities"]:
-        source = before.pop(entity["name"], None) or before.pop(entity.get("renaming_id") or "\0", None)
+        source = _counterpart(before, entity)
         if source is None:
             changes.append(f"entity {entity['name']} added")
             continue
@@ -130,11 +119,16 @@ def compare(old_name: str, old: dict[str, Any], new_name: str, new: dict[str, An
             "explanation": _explain(changes, blockers)}
 
 
+def _counterpart(before: dict[str, dict[str, Any]], item: dict[str, Any]) -> dict[str, Any] | None:
+    """Take the old version of ``item`` out of ``before``: by name, else by its renaming identifier."""
+    return before.pop(item["name"], None) or before.pop(item.get("renaming_id") or "\0", None)
+
+
 def _attributes(entity: str, old: dict[str, Any], new: dict[str, Any],
                 changes: list[str], blockers: list[str]) -> None:
     before = {a["name"]: a for a in old["attributes"]}
     for attr in new["attributes"]:
-        src = before.pop(attr["name"], None) or before.pop(attr.get("renaming_id") or "\0", None)
+        src = _counterpart(before, attr)
         where = f"{entity}.{attr['name']}"
         if src is None:
             changes.append(f"attribute {where} added")
@@ -161,7 +155,7 @@ def _relationships(entity: str, old: dict[str, Any], new: dict[str, Any],
                    changes: list[str], blockers: list[str]) -> None:
     before = {r["name"]: r for r in old["relationships"]}
     for rel in new["relationships"]:
-        src = before.pop(rel["name"], None) or before.pop(rel.get("renaming_id") or "\0", None)
+        src = _counterpart(before, rel)
         where = f"{entity}.{rel['name']}"
         if src is None:
             changes.append(f"relationship {where} added")
@@ -234,19 +228,13 @@ def scan(root: Path, base: Path) -> dict[str, Any]:
                 except OSError:
                     continue
                 if "@Model" in text:
-                    swiftdata += swiftdata_models(path, text, _rel(path, base))
+                    swiftdata += swiftdata_models(path, text, shown_path(path, base))
     return {"core_data": [read_bundle(b, base) for b in bundles], "swiftdata": swiftdata}
 
 
 def _natural(name: str) -> list[Any]:
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
 
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
 
 
 class XcodeDataModelTool(BuiltinTool):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
+from aiagent.tools.apple.paths import shown_path
 from aiagent.tools.tooldef import BuiltinTool, boolean, in_thread, schema, string
 from aiagent.tools.workspace import resolve_path
 
@@ -63,7 +64,7 @@ def _classify(path: Path, found: dict[str, list[Path]]) -> bool:
 def describe_project(xcodeproj: Path, rel: Path) -> dict[str, Any]:
     from aiagent.tools.apple.pbxproj import ProjectError, read_project
 
-    out: dict[str, Any] = {"path": _rel(xcodeproj, rel)}
+    out: dict[str, Any] = {"path": shown_path(xcodeproj, rel)}
     try:
         summary = read_project(xcodeproj / "project.pbxproj")
     except ProjectError as err:
@@ -99,13 +100,13 @@ def describe_workspace(workspace: Path, rel: Path) -> dict[str, Any]:
     from defusedxml import DefusedXmlException
     from defusedxml.ElementTree import ParseError, fromstring
 
-    out: dict[str, Any] = {"path": _rel(workspace, rel), "projects": []}
+    out: dict[str, Any] = {"path": shown_path(workspace, rel), "projects": []}
     data = workspace / "contents.xcworkspacedata"
     try:
         root = fromstring(data.read_bytes()[:4 * 1024 * 1024])
         out["projects"] = [(ref.get("location") or "").split(":", 1)[-1] for ref in root.iter("FileRef")]
     except (OSError, ParseError, DefusedXmlException) as err:
-        out["error"] = f"{_rel(data, rel)}: cannot read: {err}"
+        out["error"] = f"{shown_path(data, rel)}: cannot read: {err}"
     out["schemes"], errors = _schemes(workspace, rel)
     if errors:
         out["scheme_errors"] = errors
@@ -115,7 +116,7 @@ def describe_workspace(workspace: Path, rel: Path) -> dict[str, Any]:
 def describe_package(manifest: Path, rel: Path) -> dict[str, Any]:
     from aiagent.tools.apple.manifest import summarize_manifest
 
-    return {"path": _rel(manifest, rel), **summarize_manifest(manifest)}
+    return {"path": shown_path(manifest, rel), **summarize_manifest(manifest)}
 
 
 async def xcodebuild_list(container: Path) -> dict[str, Any] | None:
@@ -139,12 +140,6 @@ async def xcodebuild_list(container: Path) -> dict[str, Any] | None:
         return {"error": "xcodebuild -list -json printed no JSON"}
     return data.get("project") or data.get("workspace") or data
 
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root)) or "."
-    except ValueError:
-        return str(path)
 
 
 def _relmsg(message: str, root: Path) -> str:

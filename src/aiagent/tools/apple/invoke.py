@@ -24,11 +24,11 @@ NEEDS = {
 
 @dataclass(slots=True)
 class Ran:
-    argv: list[str]
+    """A finished run (a time-out is a ToolError, never a Ran)."""
+
     exit_code: int | None
     stdout: str
     stderr: str
-    timed_out: bool
     truncated: bool
 
 
@@ -58,5 +58,5 @@ async def run(program: str, args: list[str], *, cwd: Path, timeout: float,
     done = await run_collected(argv, cwd=cwd, env=env, timeout=timeout, max_bytes=max_bytes)
     if done.timed_out:
         raise ToolError(f"{program} {' '.join(args[:2])} timed out after {timeout:.0f} seconds")
-    return Ran([program, *args], done.exit_code, done.stdout.decode("utf-8", "replace"),
-               done.stderr.decode("utf-8", "replace"), False, done.truncated)
+    return Ran(done.exit_code, done.stdout.decode("utf-8", "replace"),
+               done.stderr.decode("utf-8", "replace"), done.truncated)

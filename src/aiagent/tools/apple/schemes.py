@@ -25,19 +25,10 @@ def scheme_files(container: Path) -> list[Path]:
 
 
 def read_scheme(path: Path) -> dict[str, Any]:
-    from defusedxml import DefusedXmlException
-    from defusedxml.ElementTree import ParseError, fromstring
+    from aiagent.tools.apple.xmlfile import parse_xml
 
-    try:
-        if path.stat().st_size > MAX_SCHEME_BYTES:
-            raise SchemeError(f"{path}: larger than {MAX_SCHEME_BYTES // 1024 // 1024} MB")
-        root = fromstring(path.read_bytes())
-    except OSError as err:
-        raise SchemeError(f"{path}: cannot read: {err.strerror or err}") from None
-    except ParseError as err:
-        raise SchemeError(f"{path}: not valid XML: {err}") from None
-    except DefusedXmlException as err:
-        raise SchemeError(f"{path}: refused: {type(err).__name__} (DTDs and entities are not read)") from None
+    root = parse_xml(path, str(path), MAX_SCHEME_BYTES, SchemeError,
+                     refused_note=" (DTDs and entities are not read)")
     if root.tag != "Scheme":
         raise SchemeError(f"{path}: not a scheme (root element <{root.tag}>)")
     return _scheme(path, root)

@@ -66,34 +66,36 @@ def _result(result: dict[str, Any]) -> ToolResult:
     return ToolResult(json.dumps(result, indent=1, ensure_ascii=False), is_error=not result["success"])
 
 
-class SwiftBuildTool(BuiltinTool):
+class _SwiftRunTool(BuiltinTool):
+    """``swift build`` and ``swift test``: the verb, and the flag that narrows them to ``target``."""
+
+    verb = ""
+    target_flag = ""
+    effect = ToolEffect.of("read", "write", "execute", path_args=("package_path",))
+    input_schema = BUILD_SCHEMA
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        folder = package_dir(ctx, args)
+        argv = [self.verb, "-c", args.get("configuration") or "debug"]
+        if args.get("target"):
+            argv += [self.target_flag, str(args["target"])]
+        return _result(await _swift(ctx, folder, argv + _extra(args), BUILD_TIMEOUT))
+
+
+class SwiftBuildTool(_SwiftRunTool):
     name = "swift_build"
     description = ("Builds a Swift package (`swift build`) and returns JSON: compiler errors and warnings "
                    "(file, line, column, message), linker errors and a one-line summary.")
-    effect = ToolEffect.of("read", "write", "execute", path_args=("package_path",))
-    input_schema = BUILD_SCHEMA
-
-    async def call(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        folder = package_dir(ctx, args)
-        argv = ["build", "-c", args.get("configuration") or "debug"]
-        if args.get("target"):
-            argv += ["--target", str(args["target"])]
-        return _result(await _swift(ctx, folder, argv + _extra(args), BUILD_TIMEOUT))
+    verb = "build"
+    target_flag = "--target"
 
 
-class SwiftTestTool(BuiltinTool):
+class SwiftTestTool(_SwiftRunTool):
     name = "swift_test"
     description = ("Runs a Swift package's tests (`swift test`, XCTest and Swift Testing) and returns JSON: "
                    "build errors, each failed test with its failure messages and locations, counts.")
-    effect = ToolEffect.of("read", "write", "execute", path_args=("package_path",))
-    input_schema = BUILD_SCHEMA
-
-    async def call(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        folder = package_dir(ctx, args)
-        argv = ["test", "-c", args.get("configuration") or "debug"]
-        if args.get("target"):
-            argv += ["--filter", str(args["target"])]
-        return _result(await _swift(ctx, folder, argv + _extra(args), BUILD_TIMEOUT))
+    verb = "test"
+    target_flag = "--filter"
 
 
 class SwiftResolveTool(BuiltinTool):
