@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from apple_harness import call, calls, copy_example, err, ok_json, replay
 
-cryptography = pytest.importorskip("cryptography", reason="cryptography comes with the test extra")
+cryptography = pytest.importorskip("cryptography", reason="needs cryptography (the test extra installs it)")
 from cryptography import x509  # noqa: E402
 from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
