@@ -33,6 +33,15 @@ def isolated_env(home: Path, fake: FakeLLM | None) -> dict[str, str]:
     return env
 
 
+def project_dir(root: Path, files: dict[str, str] | None = None) -> Path:
+    """``root/proj`` (made if missing) holding ``files`` (name -> text)."""
+    project = root / "proj"
+    project.mkdir(parents=True, exist_ok=True)
+    for name, text in (files or {}).items():
+        (project / name).write_text(text)
+    return project
+
+
 Answer = Callable[[schema.RequestPermissionRequest], Any]
 
 
@@ -235,8 +244,7 @@ async def acp_peer(root: Path, fake: FakeLLM, client: Recorder | None = None,
                    *, project: Path | None = None) -> AsyncIterator[Peer]:
     """``aiagent acp`` in ``root/proj`` (HOME in ``root/home``); stderr in ``root/acp.log``."""
     if project is None:
-        project = root / "proj"
-        project.mkdir(exist_ok=True)
+        project = project_dir(root)
     client = client or Recorder()
     env = isolated_env(root / "home", fake)
     with (root / "acp.log").open("ab") as log:
