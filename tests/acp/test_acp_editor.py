@@ -6,27 +6,14 @@ terminal (kill + release on timeout and cancel), hostile clients beside legitima
 from __future__ import annotations
 
 import asyncio
-import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from acp import RequestError
-from tests.acp.peer import Recorder, acp_peer, project_dir
+from tests.acp.peer import Recorder, acp_peer, alive, project_dir, survivors
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _results(client: Recorder) -> list[Any]:
@@ -222,7 +209,7 @@ def test_timeout_kills_and_releases_the_terminal(tmp_path: Path) -> None:
     (result,) = _results(client)
     assert "Exit code: 124" in result.raw_output and "command timed out" in result.raw_output
     assert "begun" in result.raw_output
-    assert not _alive(client.pids[0])
+    assert not alive(client.pids[0])
 
 
 def test_cancel_kills_and_releases_the_terminal_and_the_session_goes_on(tmp_path: Path) -> None:
@@ -248,10 +235,7 @@ def test_cancel_kills_and_releases_the_terminal_and_the_session_goes_on(tmp_path
         return client
 
     client = asyncio.run(main())
-    deadline = time.monotonic() + 10
-    while _alive(client.pids[0]) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _alive(client.pids[0])
+    assert not survivors(client.pids[:1])
 
 
 def test_hostile_terminals_fail_safely_beside_a_working_one(tmp_path: Path) -> None:

@@ -11,11 +11,10 @@ import os
 import queue
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from tests.acp.peer import AIAGENT, Recorder, acp_peer, isolated_env
+from tests.acp.peer import AIAGENT, Recorder, acp_peer, isolated_env, survivors
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
@@ -150,14 +149,6 @@ def test_a_permission_never_answered_can_still_be_cancelled(tmp_path: Path) -> N
     asyncio.run(main())
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except (ProcessLookupError, OSError):
-        return False
-    return state != "Z"
-
 
 def test_stdin_closed_mid_turn_exits_cleanly_and_keeps_the_session(tmp_path: Path) -> None:
     pids = tmp_path / "proj" / "pids.txt"
@@ -177,10 +168,7 @@ def test_stdin_closed_mid_turn_exits_cleanly_and_keeps_the_session(tmp_path: Pat
                 break
         assert peer.hang_up() == 0
     started = [int(p) for p in pids.read_text().split()]
-    deadline = time.monotonic() + 10
-    while any(_alive(p) for p in started) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not [p for p in started if _alive(p)], "orphan processes after the client left"
+    assert not survivors(started), "orphan processes after the client left"
     code = ("from aiagent.store.sessions import SessionStore; import os, sys; "
             "s = SessionStore.open(os.environ); print([m.text for m in s.messages(sys.argv[1])])")
     out = subprocess.run([os.sys.executable, "-c", code, sid], env=peer.env,  # type: ignore[attr-defined]
