@@ -15,6 +15,7 @@ steps itself, in this order: :meth:`Application.session`, :meth:`Application.pol
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,12 @@ class Started:
 
     def close(self) -> None:
         self.session.close()
+
+    async def aclose(self) -> None:
+        """The agent released (its errors ignored: this is a shutdown), then the session closed."""
+        with contextlib.suppress(Exception):
+            await self.agent.aclose()
+        self.close()
 
 
 class Application:

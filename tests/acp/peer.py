@@ -8,6 +8,7 @@ import contextlib
 import os
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -31,6 +32,32 @@ def isolated_env(home: Path, fake: FakeLLM | None) -> dict[str, str]:
         env.update(ANTHROPIC_BASE_URL=fake.url, ANTHROPIC_API_KEY="sk-ant-test-123456")
     (home / ".config").mkdir(parents=True, exist_ok=True)
     return env
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie is gone for our purpose)."""
+    try:
+        os.kill(pid, 0)
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except (ProcessLookupError, OSError):
+        return False
+
+
+def survivors(pids: list[int], timeout: float = 10) -> list[int]:
+    """Those of ``pids`` still alive after waiting up to ``timeout`` seconds for all to end."""
+    deadline = time.monotonic() + timeout
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [p for p in pids if alive(p)]
+
+
+def project_dir(root: Path, files: dict[str, str] | None = None) -> Path:
+    """``root/proj`` (made if missing) holding ``files`` (name -> text)."""
+    project = root / "proj"
+    project.mkdir(parents=True, exist_ok=True)
+    for name, text in (files or {}).items():
+        (project / name).write_text(text)
+    return project
 
 
 Answer = Callable[[schema.RequestPermissionRequest], Any]
@@ -235,8 +262,7 @@ async def acp_peer(root: Path, fake: FakeLLM, client: Recorder | None = None,
                    *, project: Path | None = None) -> AsyncIterator[Peer]:
     """``aiagent acp`` in ``root/proj`` (HOME in ``root/home``); stderr in ``root/acp.log``."""
     if project is None:
-        project = root / "proj"
-        project.mkdir(exist_ok=True)
+        project = project_dir(root)
     client = client or Recorder()
     env = isolated_env(root / "home", fake)
     with (root / "acp.log").open("ab") as log:

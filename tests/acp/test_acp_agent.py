@@ -5,27 +5,14 @@ updates in order, cancel mid-command, session/load, and files read through the e
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from acp import RequestError
-from tests.acp.peer import AIAGENT, Recorder, acp_peer, isolated_env
+from tests.acp.peer import AIAGENT, Recorder, acp_peer, isolated_env, project_dir, survivors
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is gone for our purpose
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _updates_for(client: Recorder, call_id: str) -> list[object]:
@@ -52,10 +39,8 @@ def test_text_reply_streams_then_ends_the_turn(tmp_path: Path) -> None:
 
 
 def test_tool_calls_permissions_diffs_and_order(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
+    project = project_dir(tmp_path, {"notes.txt": "hello world\n"})
     notes = project / "notes.txt"
-    notes.write_text("hello world\n")
     edit = {"file_path": str(notes), "old_string": "hello", "new_string": "goodbye"}
     edit2 = {"file_path": str(notes), "old_string": "goodbye", "new_string": "farewell"}
     script = [
@@ -103,20 +88,23 @@ def test_tool_calls_permissions_diffs_and_order(tmp_path: Path) -> None:
         assert updates[-1].status == "completed" and diff.type == "diff"
         assert (diff.path, diff.old_text, diff.new_text) == (str(notes), "hello world\n", "goodbye world\n")
         assert _updates_for(client, calls[3].tool_call_id)[-1].status == "failed"
-        # order: each call's updates sit between the text before it and the text after it
-        kinds = [(u.session_update, getattr(u, "tool_call_id", "")) for _, u in client.updates]
-        start = kinds.index(("tool_call", shell.tool_call_id))
-        end = max(i for i, k in enumerate(kinds) if k[1] == shell.tool_call_id)
-        assert kinds[start - 1][0] in ("agent_message_chunk", "usage_update")
-        assert kinds[end + 1][0] in ("agent_message_chunk", "usage_update")
+        _assert_between_texts(client, shell.tool_call_id)
         assert "Running." in client.text() and client.text().endswith("It was refused.")
 
     asyncio.run(main())
 
 
+def _assert_between_texts(client: Recorder, tool_call_id: str) -> None:
+    """Order: the call's updates sit between the text before it and the text after it."""
+    kinds = [(u.session_update, getattr(u, "tool_call_id", "")) for _, u in client.updates]
+    start = kinds.index(("tool_call", tool_call_id))
+    end = max(i for i, k in enumerate(kinds) if k[1] == tool_call_id)
+    assert kinds[start - 1][0] in ("agent_message_chunk", "usage_update")
+    assert kinds[end + 1][0] in ("agent_message_chunk", "usage_update")
+
+
 def test_cancel_mid_command_kills_it_and_the_session_goes_on(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
+    project = project_dir(tmp_path)
     pids = project / "pids.txt"
     command = f"sleep 60 & echo $! > {pids}; echo $$ >> {pids}; echo started; wait"
     script = [Turn(text="long", tool_calls=[ToolCall("shell_command", {"command": command})]),
@@ -135,10 +123,7 @@ def test_cancel_mid_command_kills_it_and_the_session_goes_on(tmp_path: Path) -> 
                 await peer.conn.cancel(session_id=sid)
                 assert (await asyncio.wait_for(turn, 30)).stop_reason == "cancelled"
                 started = [int(p) for p in pids.read_text().split()]
-                deadline = time.monotonic() + 10
-                while any(_alive(p) for p in started) and time.monotonic() < deadline:
-                    await asyncio.sleep(0.1)
-                assert not [p for p in started if _alive(p)], "orphan processes after cancel"
+                assert not await asyncio.to_thread(survivors, started), "orphan processes after cancel"
                 client.updates.clear()
                 assert (await peer.prompt(sid, "hello?")).stop_reason == "end_turn"
                 assert client.text() == "back again"
@@ -147,8 +132,7 @@ def test_cancel_mid_command_kills_it_and_the_session_goes_on(tmp_path: Path) -> 
 
 
 def test_load_replays_acp_and_headless_sessions(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
+    project = project_dir(tmp_path)
 
     async def first(fake: FakeLLM) -> str:
         async with acp_peer(tmp_path, fake, project=project) as peer:
@@ -229,10 +213,8 @@ def test_unknown_session_is_an_error_and_the_agent_goes_on(tmp_path: Path) -> No
 
 
 def test_files_are_read_through_the_editor_when_it_offers(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
+    project = project_dir(tmp_path, {"notes.txt": "on disk\n"})
     notes = project / "notes.txt"
-    notes.write_text("on disk\n")
     script = [Turn(text="r", tool_calls=[ToolCall("read_file", {"file_path": str(notes)})]),
               Turn(text="ok")] * 2
 

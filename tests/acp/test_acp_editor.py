@@ -6,38 +6,19 @@ terminal (kill + release on timeout and cancel), hostile clients beside legitima
 from __future__ import annotations
 
 import asyncio
-import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from acp import RequestError
-from tests.acp.peer import Recorder, acp_peer
+from tests.acp.peer import Recorder, acp_peer, alive, project_dir, survivors
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _results(client: Recorder) -> list[Any]:
     return [u for _, u in client.updates
             if u.session_update == "tool_call_update" and u.status in ("completed", "failed")]
-
-
-def _project(tmp_path: Path) -> Path:
-    project = tmp_path / "proj"
-    project.mkdir(parents=True, exist_ok=True)
-    return project
 
 
 def _user_config(tmp_path: Path, text: str) -> None:
@@ -50,7 +31,7 @@ async def _run(tmp_path: Path, script: list[Turn], client: Recorder, prompts: li
                *, write: bool = False, terminal: bool = False, fs: bool = False) -> list[Any]:
     stops = []
     with FakeLLM(script) as fake:
-        async with acp_peer(tmp_path, fake, client, project=_project(tmp_path)) as peer:
+        async with acp_peer(tmp_path, fake, client, project=project_dir(tmp_path)) as peer:
             await peer.initialize(fs=fs, write=write, terminal=terminal)
             sid = await peer.new_session()
             for text in prompts:
@@ -62,7 +43,7 @@ async def _run(tmp_path: Path, script: list[Turn], client: Recorder, prompts: li
 
 
 def test_edits_are_written_through_the_editor_after_our_checks(tmp_path: Path) -> None:
-    project = _project(tmp_path)
+    project = project_dir(tmp_path)
     (tmp_path / "outside.txt").write_text("secret\n")
     (project / "link.txt").symlink_to(tmp_path / "outside.txt")
     notes = project / "notes.txt"
@@ -98,7 +79,7 @@ def test_edits_are_written_through_the_editor_after_our_checks(tmp_path: Path) -
 def test_edits_start_from_the_editors_unsaved_buffer(tmp_path: Path) -> None:
     """The user typed in the editor without saving: read_file shows the buffer, and every
     edit starts from it, so handing the result to the editor keeps what the user typed."""
-    project = _project(tmp_path)
+    project = project_dir(tmp_path)
     notes, other = project / "notes.py", project / "other.py"
     notes.write_text("a = 1\nb = 2\n")
     other.write_text("x = 1\n")
@@ -137,7 +118,7 @@ class TypingEditor(Recorder):
 
 
 def test_an_edit_after_the_user_typed_in_the_buffer_is_refused(tmp_path: Path) -> None:
-    project = _project(tmp_path)
+    project = project_dir(tmp_path)
     notes = project / "notes.py"
     notes.write_text("a = 1\n")
     edit = ToolCall("edit", {"file_path": str(notes), "old_string": "a = 1", "new_string": "a = 2"})
@@ -156,7 +137,7 @@ def test_an_edit_after_the_user_typed_in_the_buffer_is_refused(tmp_path: Path) -
 
 
 def test_an_editor_that_fails_to_write_is_an_error_and_nothing_is_half_done(tmp_path: Path) -> None:
-    project = _project(tmp_path)
+    project = project_dir(tmp_path)
     (project / "a.txt").write_text("one\n")
     (project / "b-locked.txt").write_text("two\n")
     patch = ("*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b-locked.txt\n"
@@ -183,7 +164,7 @@ def test_an_editor_that_fails_to_write_is_an_error_and_nothing_is_half_done(tmp_
 
 
 def test_without_the_write_capability_the_disk_is_written(tmp_path: Path) -> None:
-    project = _project(tmp_path)
+    project = project_dir(tmp_path)
     script = [Turn(tool_calls=[ToolCall("write_file", {"file_path": "m.txt", "content": "m\n"})]),
               Turn(text="done")]
     client = Recorder(answer="once")
@@ -195,7 +176,7 @@ def test_without_the_write_capability_the_disk_is_written(tmp_path: Path) -> Non
 
 
 def test_commands_run_in_the_editors_terminal_with_our_result_contract(tmp_path: Path) -> None:
-    (_project(tmp_path) / "sub").mkdir()
+    (project_dir(tmp_path) / "sub").mkdir()
     script = [Turn(tool_calls=[ToolCall("shell_command", {"command": "echo out-$((6*7)); exit 3"})]),
               Turn(tool_calls=[ToolCall("shell_command", {"command": "touch made && pwd",
                                                           "workdir": "sub"})]),
@@ -228,11 +209,11 @@ def test_timeout_kills_and_releases_the_terminal(tmp_path: Path) -> None:
     (result,) = _results(client)
     assert "Exit code: 124" in result.raw_output and "command timed out" in result.raw_output
     assert "begun" in result.raw_output
-    assert not _alive(client.pids[0])
+    assert not alive(client.pids[0])
 
 
 def test_cancel_kills_and_releases_the_terminal_and_the_session_goes_on(tmp_path: Path) -> None:
-    project = _project(tmp_path)
+    project = project_dir(tmp_path)
     script = [Turn(tool_calls=[ToolCall("shell_command", {"command": "sleep 60"})]),
               Turn(text="back again")]
 
@@ -254,10 +235,7 @@ def test_cancel_kills_and_releases_the_terminal_and_the_session_goes_on(tmp_path
         return client
 
     client = asyncio.run(main())
-    deadline = time.monotonic() + 10
-    while _alive(client.pids[0]) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _alive(client.pids[0])
+    assert not survivors(client.pids[:1])
 
 
 def test_hostile_terminals_fail_safely_beside_a_working_one(tmp_path: Path) -> None:
@@ -292,7 +270,7 @@ def test_hostile_terminals_fail_safely_beside_a_working_one(tmp_path: Path) -> N
 
 
 def test_agent_setting_keeps_commands_in_our_runner_even_when_offered(tmp_path: Path) -> None:
-    project = _project(tmp_path)
+    project = project_dir(tmp_path)
     (project / ".agent").mkdir()
     (project / ".agent" / "config.toml").write_text('[acp]\nterminal = "agent"\n')
     script = [Turn(tool_calls=[ToolCall("shell_command", {"command": "echo ours-$((2*3))"})]),
@@ -311,7 +289,7 @@ def test_auto_keeps_sandboxed_commands_in_our_runner_and_editor_overrides(tmp_pa
 
     if not detect("auto").available:
         pytest.skip(f"needs a working sandbox (bubblewrap or Landlock): {detect('auto').detail}")
-    project = _project(tmp_path)
+    project = project_dir(tmp_path)
     (project / ".agent").mkdir()
     (project / ".agent" / "config.toml").write_text("[sandbox]\nalways = true\n")
     script = [Turn(tool_calls=[ToolCall("shell_command", {"command": "echo boxed"})]),
@@ -334,7 +312,7 @@ def test_auto_keeps_sandboxed_commands_in_our_runner_and_editor_overrides(tmp_pa
 
 
 def test_session_modes_switch_the_policy(tmp_path: Path) -> None:
-    project = _project(tmp_path)
+    project = project_dir(tmp_path)
     (project / "n.txt").write_text("a\n")
 
     def edit(old: str, new: str) -> Turn:

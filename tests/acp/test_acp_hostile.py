@@ -11,11 +11,10 @@ import os
 import queue
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from tests.acp.peer import AIAGENT, Recorder, acp_peer, isolated_env
+from tests.acp.peer import AIAGENT, Recorder, acp_peer, isolated_env, survivors
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
@@ -65,48 +64,67 @@ class RawPeer:
             elif "method" not in message and message.get("id") == request_id:
                 return message
 
+    def open_session(self) -> str:
+        """``initialize`` (id 1) then ``session/new`` (id 2) in the project: the session id."""
+        self.send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        self.response(1)
+        return self.new_session(2)
+
+    def new_session(self, request_id: int) -> str:
+        self.send({"id": request_id, "method": "session/new",
+                   "params": {"cwd": str(self.project), "mcpServers": []}})
+        return str(self.response(request_id)["result"]["sessionId"])
+
+    def send_prompt(self, request_id: int, session_id: str, text: str) -> None:
+        self.send({"id": request_id, "method": "session/prompt", "params": {
+            "sessionId": session_id, "prompt": [{"type": "text", "text": text}]}})
+
+    def hang_up(self) -> int:
+        """Close the agent's stdin (the client leaves): its exit code."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(30)
+
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
         self.log.close()
 
+    def __enter__(self) -> RawPeer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
 
 def test_bad_input_gets_errors_and_the_agent_keeps_running(tmp_path: Path) -> None:
-    with FakeLLM([Turn(text="still fine")]) as fake:
-        peer = RawPeer(tmp_path, fake)
-        try:
-            peer.send_raw(b"this is not json\n")
-            assert peer.next()["error"]["code"] == -32700
-            peer.send_raw(b"[1, 2, 3]\n")
-            assert peer.next()["error"]["code"] == -32600
-            peer.send_raw(b'{"jsonrpc":"2.0","id":{"x":1},"method":"initialize"}\n')
-            assert peer.next()["error"]["code"] == -32600
-            peer.send_raw(b'{"jsonrpc":"2.0","id":[1],"result":1}\n')  # a response to nothing
-            assert peer.next()["error"]["code"] == -32600
-            peer.send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
-            assert peer.response(1)["result"]["agentCapabilities"]["loadSession"] is True
-            peer.send({"id": 2, "method": "no/such/method", "params": {}})
-            assert peer.response(2)["error"]["code"] == -32601
-            peer.send({"id": 3, "method": "session/prompt",
-                       "params": {"sessionId": "nope", "prompt": [{"type": "text", "text": "x"}]}})
-            assert peer.response(3)["error"]["code"] == -32602
-            peer.send({"id": 4, "method": "session/new", "params": {"cwd": 42}})
-            assert peer.response(4)["error"]["code"] == -32602
-            peer.send_raw(b'{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":"x"}\n')
-            assert peer.next()["error"]["code"] == -32600
-            # the legitimate use beside it still works
-            peer.send({"id": 6, "method": "session/new", "params": {"cwd": str(peer.project),
-                                                                    "mcpServers": []}})
-            sid = peer.response(6)["result"]["sessionId"]
-            peer.send({"id": 7, "method": "session/prompt", "params": {
-                "sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}})
-            assert peer.response(7)["result"]["stopReason"] == "end_turn"
-            assert peer.proc.poll() is None
-            peer.proc.stdin.close()  # type: ignore[union-attr]
-            assert peer.proc.wait(30) == 0  # EOF: a clean exit
-        finally:
-            peer.close()
+    with FakeLLM([Turn(text="still fine")]) as fake, RawPeer(tmp_path, fake) as peer:
+        peer.send_raw(b"this is not json\n")
+        assert peer.next()["error"]["code"] == -32700
+        peer.send_raw(b"[1, 2, 3]\n")
+        assert peer.next()["error"]["code"] == -32600
+        peer.send_raw(b'{"jsonrpc":"2.0","id":{"x":1},"method":"initialize"}\n')
+        assert peer.next()["error"]["code"] == -32600
+        peer.send_raw(b'{"jsonrpc":"2.0","id":[1],"result":1}\n')  # a response to nothing
+        assert peer.next()["error"]["code"] == -32600
+        peer.send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        assert peer.response(1)["result"]["agentCapabilities"]["loadSession"] is True
+        peer.send({"id": 2, "method": "no/such/method", "params": {}})
+        assert peer.response(2)["error"]["code"] == -32601
+        peer.send({"id": 3, "method": "session/prompt",
+                   "params": {"sessionId": "nope", "prompt": [{"type": "text", "text": "x"}]}})
+        assert peer.response(3)["error"]["code"] == -32602
+        peer.send({"id": 4, "method": "session/new", "params": {"cwd": 42}})
+        assert peer.response(4)["error"]["code"] == -32602
+        peer.send_raw(b'{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":"x"}\n')
+        assert peer.next()["error"]["code"] == -32600
+        # the legitimate use beside it still works
+        sid = peer.new_session(6)
+        peer.send_prompt(7, sid, "hi")
+        assert peer.response(7)["result"]["stopReason"] == "end_turn"
+        assert peer.proc.poll() is None
+        assert peer.hang_up() == 0  # EOF: a clean exit
 
 
 def test_a_permission_never_answered_can_still_be_cancelled(tmp_path: Path) -> None:
@@ -131,47 +149,26 @@ def test_a_permission_never_answered_can_still_be_cancelled(tmp_path: Path) -> N
     asyncio.run(main())
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except (ProcessLookupError, OSError):
-        return False
-    return state != "Z"
-
 
 def test_stdin_closed_mid_turn_exits_cleanly_and_keeps_the_session(tmp_path: Path) -> None:
     pids = tmp_path / "proj" / "pids.txt"
     command = f"sleep 60 & echo $! > {pids}; echo $$ >> {pids}; echo started; wait"
     script = [Turn(text="long", tool_calls=[ToolCall("shell_command", {"command": command})])]
-    with FakeLLM(script) as fake:
-        peer = RawPeer(tmp_path, fake)
-        try:
-            peer.send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
-            peer.response(1)
-            peer.send({"id": 2, "method": "session/new", "params": {"cwd": str(peer.project),
-                                                                    "mcpServers": []}})
-            sid = peer.response(2)["result"]["sessionId"]
-            peer.send({"id": 3, "method": "session/prompt", "params": {
-                "sessionId": sid, "prompt": [{"type": "text", "text": "run the long one"}]}})
-            while True:  # until the command prints
-                message = peer.next()
-                if message.get("method") == "session/request_permission":
-                    peer.send({"id": message["id"], "result": {"outcome": {
-                        "outcome": "selected", "optionId": "once"}}})
-                update = message.get("params", {}).get("update", {})
-                if update.get("sessionUpdate") == "tool_call_update" \
-                        and "started" in json.dumps(update.get("content")):
-                    break
-            peer.proc.stdin.close()  # type: ignore[union-attr]
-            assert peer.proc.wait(30) == 0
-        finally:
-            peer.close()
+    with FakeLLM(script) as fake, RawPeer(tmp_path, fake) as peer:
+        sid = peer.open_session()
+        peer.send_prompt(3, sid, "run the long one")
+        while True:  # until the command prints
+            message = peer.next()
+            if message.get("method") == "session/request_permission":
+                peer.send({"id": message["id"], "result": {"outcome": {
+                    "outcome": "selected", "optionId": "once"}}})
+            update = message.get("params", {}).get("update", {})
+            if update.get("sessionUpdate") == "tool_call_update" \
+                    and "started" in json.dumps(update.get("content")):
+                break
+        assert peer.hang_up() == 0
     started = [int(p) for p in pids.read_text().split()]
-    deadline = time.monotonic() + 10
-    while any(_alive(p) for p in started) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not [p for p in started if _alive(p)], "orphan processes after the client left"
+    assert not survivors(started), "orphan processes after the client left"
     code = ("from aiagent.store.sessions import SessionStore; import os, sys; "
             "s = SessionStore.open(os.environ); print([m.text for m in s.messages(sys.argv[1])])")
     out = subprocess.run([os.sys.executable, "-c", code, sid], env=peer.env,  # type: ignore[attr-defined]
@@ -184,18 +181,8 @@ def test_stray_output_never_reaches_the_protocol_stream(tmp_path: Path) -> None:
     to stderr: stdout stays JSON (RawPeer fails on any other line)."""
     script = [Turn(text="x", tool_calls=[ToolCall("shell_command", {"command": "echo NOISE; echo NOISE >&2"})]),
               Turn(text="done")]
-    with FakeLLM(script) as fake:
-        peer = RawPeer(tmp_path, fake)
-        try:
-            peer.send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
-            peer.response(1)
-            peer.send({"id": 2, "method": "session/new", "params": {"cwd": str(peer.project),
-                                                                    "mcpServers": []}})
-            sid = peer.response(2)["result"]["sessionId"]
-            peer.send({"id": 3, "method": "session/prompt", "params": {
-                "sessionId": sid, "prompt": [{"type": "text", "text": "noise"}]}})
-            assert peer.response(3)["result"]["stopReason"] == "end_turn"
-            peer.proc.stdin.close()  # type: ignore[union-attr]
-            assert peer.proc.wait(30) == 0
-        finally:
-            peer.close()
+    with FakeLLM(script) as fake, RawPeer(tmp_path, fake) as peer:
+        sid = peer.open_session()
+        peer.send_prompt(3, sid, "noise")
+        assert peer.response(3)["result"]["stopReason"] == "end_turn"
+        assert peer.hang_up() == 0

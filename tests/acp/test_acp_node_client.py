@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.acp.peer import AIAGENT, isolated_env
+from tests.acp.peer import AIAGENT, isolated_env, project_dir
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
@@ -34,10 +34,8 @@ def _sdk_prefix() -> Path:
 
 def test_the_typescript_sdk_client_runs_a_command_in_its_terminal_and_an_edit(tmp_path: Path) -> None:
     prefix = _sdk_prefix()
-    project = tmp_path / "proj"
-    project.mkdir()
+    project = project_dir(tmp_path, {"notes.txt": "hello world\n"})
     notes = project / "notes.txt"
-    notes.write_text("hello world\n")
     script = [
         Turn(text="Running.", tool_calls=[ToolCall("shell_command", {"command": "echo node-$((6*7)) > out.txt; cat out.txt"})]),
         Turn(text="Editing.", tool_calls=[ToolCall("edit", {"file_path": str(notes), "old_string": "hello",

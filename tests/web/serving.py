@@ -66,24 +66,28 @@ def start_server(root: Path, *args: str, key: bool = True, user_config: str = ""
         env = isolated_env(root / "home")
         if key:  # without: the real endpoint, which needs a key (nothing is sent)
             env.update(ANTHROPIC_BASE_URL=fake.url, ANTHROPIC_API_KEY="sk-ant-test-123456")
-        proc = subprocess.Popen([AIAGENT, "serve", "--provider", "anthropic", *args],
-                                cwd=project, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        line = read_line(proc, 30)
-        match = URL.search(line)
-        if match is None:
-            proc.kill()
-            raise AssertionError(f"no URL printed: {line!r} {proc.stderr.read() if proc.stderr else ''}")
-        served = Served(proc, match[1], match[2], fake, project, env)
+        yield from serve(project, env, fake, *args)
+
+
+def serve(project: Path, env: dict[str, str], fake: FakeLLM, *args: str) -> Iterator[Served]:
+    """``aiagent serve`` in ``project`` until the caller is done; stopped (then killed)."""
+    proc = subprocess.Popen([AIAGENT, "serve", "--provider", "anthropic", *args],
+                            cwd=project, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    line = read_line(proc, 30)
+    match = URL.search(line)
+    if match is None:
+        proc.kill()
+        raise AssertionError(f"no URL printed: {line!r} {proc.stderr.read() if proc.stderr else ''}")
+    try:
+        yield Served(proc, match[1], match[2], fake, project, env)
+    finally:
+        proc.terminate()
         try:
-            yield served
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def read_line(proc: subprocess.Popen[str], timeout: float) -> str:

@@ -86,10 +86,15 @@ def kill_engine(served: Served, marker: str, others: frozenset[int] = frozenset(
     pids = set(engines_of(served, marker)) - others
     assert len(pids) == 1, f"expected one running engine {marker!r}, found {pids}"
     os.kill(pids.pop(), signal.SIGKILL)
+    assert engines_gone(served, marker, others), "the killed engine is still there"
+
+
+def engines_gone(served: Served, marker: str, others: frozenset[int] = frozenset()) -> bool:
+    """Whether every engine ``marker`` but ``others`` is gone within 20 s."""
     deadline = time.monotonic() + 20
     while set(engines_of(served, marker)) - others and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not set(engines_of(served, marker)) - others, "the killed engine is still there"
+    return not set(engines_of(served, marker)) - others
 
 
 def sent_to_model(fake: FakeLLM) -> str:
@@ -166,11 +171,18 @@ def test_an_engine_that_loads_continues_its_session_and_its_replay_is_not_shown(
         "first", f"[{remote}] garbage heard: first (loads: 0)", "second", said(events)]
 
 
-def test_an_engine_without_load_says_so_and_starts_a_new_session(fakes: Served) -> None:
-    sid, remote, _ = converse_then_crash(fakes, "noload")
-    events = run_turn(fakes, sid, "second")
+def resumed_with_notice(served: Served, mode: str) -> tuple[str, str, list[Event], str]:
+    """A conversation with engine ``mode`` that then crashes, and the turn after it, which
+    carries one notice: the session id, the old engine session id, the events, the notice."""
+    sid, remote, _ = converse_then_crash(served, mode)
+    events = run_turn(served, sid, "second")
     completed(events)
     [note] = notices(events)
+    return sid, remote, events, note
+
+
+def test_an_engine_without_load_says_so_and_starts_a_new_session(fakes: Served) -> None:
+    sid, remote, events, note = resumed_with_notice(fakes, "noload")
     assert "cannot load sessions" in note and "new engine session" in note
     assert types(events).index("notice") < types(events).index("text")
     answer = said(events)
@@ -179,10 +191,7 @@ def test_an_engine_without_load_says_so_and_starts_a_new_session(fakes: Served) 
 
 
 def test_an_engine_whose_load_fails_gets_a_new_session(fakes: Served) -> None:
-    sid, remote, _ = converse_then_crash(fakes, "loaderr")
-    events = run_turn(fakes, sid, "second")
-    completed(events)
-    [note] = notices(events)
+    sid, remote, events, note = resumed_with_notice(fakes, "loaderr")
     assert "could not load its session" in note and "session store is gone" in note
     answer = said(events)
     assert "loaderr heard: second (loads: 1)" in answer and remote not in answer  # same process
@@ -212,10 +221,7 @@ def test_an_unusable_engine_session_id_is_refused(fakes: Served, mode: str) -> N
     events = run_turn(fakes, sid, "hello?")
     assert types(events)[-2:] == ["error", "done"], types(events)
     assert "usable sessionId" in events[-2].data["message"] and len(events[-2].data["message"]) < 400
-    deadline = time.monotonic() + 20
-    while engines_of(fakes, f"{FAKE_ENGINE} {mode}") and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not engines_of(fakes, f"{FAKE_ENGINE} {mode}"), "the refused engine was left running"
+    assert engines_gone(fakes, f"{FAKE_ENGINE} {mode}"), "the refused engine was left running"
     sid, _, _ = converse_then_crash(fakes, "garbage")  # beside it, a good engine still resumes
     completed(events := run_turn(fakes, sid, "second"))
     assert "(loads: 1)" in said(events)

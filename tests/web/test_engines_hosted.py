@@ -4,7 +4,6 @@ mute engine; an untrusted project that tries to define an engine command."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -14,12 +13,11 @@ import httpx
 import pytest
 from tests.web.serving import (
     AIAGENT,
-    URL,
     Served,
     isolated_env,
     processes_with,
-    read_line,
     run_turn,
+    serve,
     sse_events,
     start_server,
     types,
@@ -93,19 +91,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     with FakeLLM() as fake:
         env = isolated_env(home)
         env.update(ANTHROPIC_BASE_URL=fake.url, ANTHROPIC_API_KEY="sk-ant-test-123456")
-        proc = subprocess.Popen([AIAGENT, "serve", "--provider", "anthropic"], cwd=project, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        match = URL.search(read_line(proc, 30))
-        assert match is not None, "no URL printed"
-        try:
-            yield Served(proc, match[1], match[2], fake, project, env)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        yield from serve(project, env, fake)
 
 
 def new_session(served: Served, engine: str) -> httpx.Response:

@@ -259,9 +259,7 @@ class AcpServer:
         if live is None:
             return
         live.started.agent.cancel()
-        with contextlib.suppress(Exception):
-            await live.started.agent.aclose()
-        live.started.close()
+        await live.started.aclose()
 
     async def close(self) -> None:
         for session_id in list(self.sessions):

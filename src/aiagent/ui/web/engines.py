@@ -125,6 +125,11 @@ class HostedStarted:
     def close(self) -> None:
         self.agent.kill_soon()
 
+    async def aclose(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.agent.aclose()
+        self.close()
+
 
 class HostedAgent:
     def __init__(self, spec: EngineSpec, settings: Any, store: SessionStore, session_id: str) -> None:

@@ -249,9 +249,7 @@ class Hub:
         if keep_turn and live.turn is not None:
             self._finished[session_id] = live.turn
         if live.started is not None:
-            with contextlib.suppress(Exception):
-                await live.started.agent.aclose()
-            live.started.close()
+            await live.started.aclose()
 
     async def close(self) -> None:
         for session_id in list(self.live):

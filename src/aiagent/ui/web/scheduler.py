@@ -142,9 +142,7 @@ class Scheduler:
                 elif isinstance(event, DoneEvent):
                     done = event
         finally:
-            with contextlib.suppress(Exception):
-                await started.agent.aclose()
-            started.close()
+            await started.aclose()
         if done is not None and done.exit_code == 0:
             return "completed", done.stop_reason, session_id
         reason = done.stop_reason if done is not None else "no result"
