@@ -37,8 +37,8 @@ from pathlib import Path
 OURS = """
 import json, sys
 from pathlib import Path
-from aiagent.security.config import SecurityConfig
-from aiagent.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.engine import AuditOptions, run_audit
 names = tuple(n for n in sys.argv[2].split(",") if n)
 r = run_audit(Path(sys.argv[1]), SecurityConfig(), AuditOptions(scanners=names))
 print(json.dumps({"findings": len(r.findings), "lines": r.lines_scanned}))
@@ -86,7 +86,7 @@ def run_child(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, fl
 def bytecode_state() -> str:
     """Whether the audit's own modules load from fresh bytecode (a cold start compiles
     them otherwise), and whether this interpreter may write it."""
-    spec = importlib.util.find_spec("aiagent.security.engine")
+    spec = importlib.util.find_spec("aiagent.engines.security.engine")
     origin = Path(spec.origin) if spec and spec.origin else None
     fresh = False
     if origin is not None:

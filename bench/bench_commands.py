@@ -15,7 +15,7 @@ import itertools
 import statistics
 import time
 
-from aiagent.permissions import commands
+from aiagent.agent.permissions import commands
 
 BASES = [
     "npm test", "npm test -- --watch=false", "CI=1 /usr/bin/npm test", "pytest tests/ -q",

@@ -16,13 +16,13 @@ import statistics
 import time
 from typing import Any
 
+from aiagent.agent.core.loop import Agent, AgentConfig
+from aiagent.agent.tools.base import ToolRegistry
 from aiagent.contracts.events import TurnEndEvent
 from aiagent.contracts.providers import CompletionRequest, ProviderConfig
 from aiagent.contracts.tools import ToolContext, ToolResult
-from aiagent.core.loop import Agent, AgentConfig
-from aiagent.providers import create_provider
+from aiagent.infra.providers import create_provider
 from aiagent.testing import FakeLLM, ToolCall, Turn
-from aiagent.tools.base import ToolRegistry
 
 
 class NoopTool:

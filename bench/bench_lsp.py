@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.base import ToolRegistry, release_tool_state
 from aiagent.contracts.tools import ToolContext
-from aiagent.tools.base import ToolRegistry, release_tool_state
 
 SETTINGS = {"enabled": True, "diagnostics_after_edit": True, "diagnostics_wait": 5,
             "start_timeout": 30, "request_timeout": 30, "max_diagnostics": 20}

@@ -34,9 +34,9 @@ import asyncio, json, os, sys, time
 from pathlib import Path
 t0 = time.perf_counter()
 from aiagent.contracts.tools import ToolContext
-from aiagent.tools.mcp.config import parse_entry
-from aiagent.tools.mcp.connection import McpConnection, McpOptions
-from aiagent.tools.mcp.tools import McpTool
+from aiagent.agent.tools.mcp.config import parse_entry
+from aiagent.agent.tools.mcp.connection import McpConnection, McpOptions
+from aiagent.agent.tools.mcp.tools import McpTool
 argv, tool, args = json.loads(sys.argv[1])
 async def main():
     conn = McpConnection(parse_entry("b", {"command": argv[0], "args": argv[1:]}, "bench", {}),
@@ -66,10 +66,10 @@ def fresh_first_call(server: str) -> tuple[float, float, float]:
 
 async def warm(server: str, calls: int) -> tuple[float, float, float]:
     """(first call with the SDK imported, median later call: ours, median later call: SDK)."""
+    from aiagent.agent.tools.mcp.config import parse_entry
+    from aiagent.agent.tools.mcp.connection import McpConnection, McpOptions
+    from aiagent.agent.tools.mcp.tools import McpTool
     from aiagent.contracts.tools import ToolContext
-    from aiagent.tools.mcp.config import parse_entry
-    from aiagent.tools.mcp.connection import McpConnection, McpOptions
-    from aiagent.tools.mcp.tools import McpTool
 
     argv, tool, args = SERVERS[server]
     ctx = ToolContext(workspace=Path.cwd())

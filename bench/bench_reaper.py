@@ -15,10 +15,10 @@ import statistics
 import time
 from pathlib import Path
 
-from aiagent.process import supervised
-from aiagent.process.capture import Capture
-from aiagent.process.runner import Limits, spawn
-from aiagent.tools.shell.env import command_env
+from aiagent.agent.tools.shell.env import command_env
+from aiagent.infra.process import supervised
+from aiagent.infra.process.capture import Capture
+from aiagent.infra.process.runner import Limits, spawn
 
 
 async def one(reaper: bool) -> float:

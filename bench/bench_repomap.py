@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from aiagent.tools.ast import search
-from aiagent.tools.repomap import TagCache, build_map
+from aiagent.agent.tools.ast import search
+from aiagent.agent.tools.repomap import TagCache, build_map
 
 PACKAGES = ("pip", "rich", "httpx", "click", "jsonschema", "pygments", "yaml", "idna", "_pytest")
 

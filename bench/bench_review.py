@@ -94,7 +94,7 @@ class InstantAgent:
 
 
 def once(root: Path, cache: Path, cold: bool) -> tuple[float, int, int]:
-    from aiagent.pipelines.review import DiffSpec, ReviewRequest, review
+    from aiagent.engines.review import DiffSpec, ReviewRequest, review
 
     if cold:
         shutil.rmtree(cache, ignore_errors=True)

@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from aiagent.agent.tools.search import GrepFilesTool, SearchTool, find_rg
 from aiagent.contracts.tools import ToolContext
-from aiagent.tools.search import GrepFilesTool, SearchTool, find_rg
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda"]
 

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from aiagent.security.config import SecurityConfig
-from aiagent.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.engine import AuditOptions, run_audit
 
 PY = '''import os
 import subprocess

@@ -30,9 +30,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from aiagent.security.config import SecurityConfig
-from aiagent.security.engine import AuditOptions, run_audit
-from aiagent.security.finding import Severity
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.finding import Severity
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 LINE_SLACK = 1

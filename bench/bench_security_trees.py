@@ -24,11 +24,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from aiagent.security.config import SecurityConfig
-from aiagent.security.discovery import discover
-from aiagent.security.engine import AuditOptions, run_audit
-from aiagent.security.finding import Severity
-from aiagent.security.pathcontext import SOURCE, default_categories
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.discovery import discover
+from aiagent.engines.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.finding import Severity
+from aiagent.engines.security.pathcontext import SOURCE, default_categories
 
 CODE_LANGUAGES = frozenset({
     "python", "javascript", "typescript", "tsx", "go", "java", "kotlin", "ruby", "php",

@@ -17,11 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from aiagent.config.settings import Settings
+from aiagent.agent.core.session import SessionRequest, open_session
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from aiagent.contracts.providers import CompletionRequest
-from aiagent.core.session import SessionRequest, open_session
-from aiagent.store.sessions import SessionStore
+from aiagent.infra.config.settings import Settings
+from aiagent.infra.store.sessions import SessionStore
 
 TOOL_OUTPUT = "\n".join(f"L{n}: def function_{n}(arg):  # some source line" for n in range(40))
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import psutil
 
+from aiagent.agent.tools.shell import shutdown
+from aiagent.agent.tools.shell.tools import ShellTool
 from aiagent.contracts.tools import ToolContext
-from aiagent.tools.shell import shutdown
-from aiagent.tools.shell.tools import ShellTool
 
 PY = sys.executable
 

@@ -78,8 +78,8 @@ def timed(argv: list[str], env: dict[str, str], runs: int) -> float:
 
 
 def in_process(env: dict[str, str], runs: int) -> tuple[float, float]:
-    from aiagent.config.settings import Settings
-    from aiagent.skills.distribution.manage import context
+    from aiagent.agent.skills.distribution.manage import context
+    from aiagent.infra.config.settings import Settings
 
     settings = Settings.load(Path(env["PROJECT"]), env=env)
     ctx = context(settings)

@@ -15,10 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from aiagent.skills.host import HostServices
-from aiagent.skills.loader import Source, builtin_dir, discover
-from aiagent.skills.permissions import MemoryGrantStore, PermissionGate
-from aiagent.skills.runtime import SkillRuntime
+from aiagent.agent.skills.host import HostServices
+from aiagent.agent.skills.loader import Source, builtin_dir, discover
+from aiagent.agent.skills.permissions import MemoryGrantStore, PermissionGate
+from aiagent.agent.skills.runtime import SkillRuntime
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "skills"
 

@@ -22,7 +22,7 @@ import time
 
 from aiagent.contracts.messages import Message
 from aiagent.contracts.providers import CompletionRequest, ProviderConfig, TextDelta
-from aiagent.providers import create_provider
+from aiagent.infra.providers import create_provider
 
 BASES = {"openai": "/v1", "anthropic": "", "ollama": ""}
 

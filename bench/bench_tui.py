@@ -175,7 +175,7 @@ def make_session(env: dict[str, str], workspace: Path, count: int = 500) -> str:
     """A stored session of ``count`` messages in ``workspace``; returns its id."""
     os.environ.update({k: env[k] for k in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME")})
     from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-    from aiagent.store.sessions import SessionStore
+    from aiagent.infra.store.sessions import SessionStore
 
     store = SessionStore.open(env)
     info = store.create(workspace, provider="anthropic", model="claude-sonnet-4-5",

@@ -50,12 +50,12 @@ def answer(latency: float) -> Any:
 
 
 def build(path: Path, max_modules: int) -> Any:
-    from aiagent.wiki.assemble import Context
-    from aiagent.wiki.cluster import cluster
-    from aiagent.wiki.model import build_model
-    from aiagent.wiki.pages import Links
-    from aiagent.wiki.scan import scan
-    from aiagent.wiki.steering import Steering
+    from aiagent.engines.wiki.assemble import Context
+    from aiagent.engines.wiki.cluster import cluster
+    from aiagent.engines.wiki.model import build_model
+    from aiagent.engines.wiki.pages import Links
+    from aiagent.engines.wiki.scan import scan
+    from aiagent.engines.wiki.steering import Steering
 
     model = build_model(scan(path, Steering()))
     modules = cluster(model, max_modules)
@@ -64,10 +64,10 @@ def build(path: Path, max_modules: int) -> Any:
 
 def one_run(ctx: Any, url: str, depth: str, concurrency: int) -> tuple[float, int]:
     from aiagent.app import make_provider
-    from aiagent.config.flags import flags_layer
-    from aiagent.config.settings import Settings
-    from aiagent.wiki.manifest import Plan
-    from aiagent.wiki.passes import Analyst, analyse
+    from aiagent.engines.wiki.manifest import Plan
+    from aiagent.engines.wiki.passes import Analyst, analyse
+    from aiagent.infra.config.flags import flags_layer
+    from aiagent.infra.config.settings import Settings
 
     os.environ.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="sk-bench")
     settings = Settings.load(ROOT, flags_layer({"provider": "openai", "model": "gpt-4o"}))
@@ -106,7 +106,7 @@ def main() -> int:
     parser.add_argument("--modules", type=int, nargs="+", default=[10, 20, 40])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8])
     args = parser.parse_args()
-    import aiagent.wiki.passes as passes
+    import aiagent.engines.wiki.passes as passes
 
     print(f"passes: {passes.__file__}")
     started = time.perf_counter()

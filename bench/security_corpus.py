@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from aiagent.security.config import SecurityConfig
-from aiagent.security.engine import AuditOptions, run_audit
-from aiagent.security.finding import Finding, Severity
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.finding import Finding, Severity
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "tests" / "security" / "corpus"

@@ -2,7 +2,7 @@
 """Build the advisory snapshot bundled with aiagent from OSV exports.
 
     python scripts/build_osv_snapshot.py PyPI-all.zip npm-all.zip Go-all.zip ... \\
-        [--out src/aiagent/security/data/osv-snapshot.json.gz] [--ecosystem PyPI ...]
+        [--out src/aiagent/engines/security/data/osv-snapshot.json.gz] [--ecosystem PyPI ...]
 
 Each source is an OSV export zip (https://osv-vulnerabilities.storage.googleapis.com/
 ECOSYSTEM/all.zip), a folder of OSV records (JSON or YAML, e.g. an advisory database
@@ -19,12 +19,12 @@ import datetime as dt
 import sys
 from pathlib import Path
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src/aiagent/security/data/osv-snapshot.json.gz"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src/aiagent/engines/security/data/osv-snapshot.json.gz"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from aiagent.security.deps.osvsnapshot import ECOSYSTEMS, build_snapshot, write_snapshot
-    from aiagent.security.errors import SecurityConfigError
+    from aiagent.engines.security.deps.osvsnapshot import ECOSYSTEMS, build_snapshot, write_snapshot
+    from aiagent.engines.security.errors import SecurityConfigError
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sources", nargs="+", type=Path, help="all.zip exports, folders or JSON files")

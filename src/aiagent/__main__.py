@@ -1,3 +1,3 @@
-from aiagent.cli import main
+from aiagent.frontends.cli import main
 
 main()

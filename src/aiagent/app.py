@@ -20,19 +20,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from aiagent.config import paths
-from aiagent.config.settings import ConfigError, Settings
+from aiagent.infra.config import paths
+from aiagent.infra.config.settings import ConfigError, Settings
 
 if TYPE_CHECKING:
+    from aiagent.agent.core.loop import Agent
+    from aiagent.agent.core.session import AgentSession, SessionRequest
+    from aiagent.agent.permissions.policy import PermissionPolicy
+    from aiagent.agent.skills.runtime import SkillRuntime
+    from aiagent.agent.tools.base import ToolRegistry
+    from aiagent.agent.tools.mcp.manager import McpManager
     from aiagent.contracts.hooks import Hooks
     from aiagent.contracts.prompt import PromptFragment
     from aiagent.contracts.providers import Provider
-    from aiagent.core.loop import Agent
-    from aiagent.core.session import AgentSession, SessionRequest
-    from aiagent.permissions.policy import PermissionPolicy
-    from aiagent.skills.runtime import SkillRuntime
-    from aiagent.tools.base import ToolRegistry
-    from aiagent.tools.mcp.manager import McpManager
 
 KEY_REQUIRED_HOSTS = {"anthropic": "api.anthropic.com", "openai": "api.openai.com"}
 
@@ -90,13 +90,13 @@ class Application:
         whitelist = self.settings.agent.tools
         if self.interactive or whitelist is None:
             return None
-        from aiagent.tools.base import ToolRegistry
+        from aiagent.agent.tools.base import ToolRegistry
 
         return expand_tool_names(whitelist, ToolRegistry(), "--tools")
 
     def session(self, request: SessionRequest, *, title: str = "") -> AgentSession:
         """A new stored session, the latest in this folder, or one by id."""
-        from aiagent.core.session import open_session
+        from aiagent.agent.core.session import open_session
 
         return open_session(self.settings, request, title=title)
 
@@ -110,7 +110,7 @@ class Application:
 
     def agent(self, session: AgentSession, policy: PermissionPolicy) -> Agent:
         """The agent on ``session``, with tools, skills and sandbox settings."""
-        from aiagent.tools.base import ToolRegistry
+        from aiagent.agent.tools.base import ToolRegistry
 
         agent = _new_agent(self.settings, self.provider(), ToolRegistry(), policy)
         agent.use_session(session)
@@ -121,13 +121,13 @@ class Application:
 
     def skill_runtime(self, **kwargs: Any) -> SkillRuntime:
         """A skill runtime on its own (listing skills, running a workflow): no agent."""
-        from aiagent.skills.factory import create_runtime
+        from aiagent.agent.skills.factory import create_runtime
 
         kwargs.setdefault("mode", "interactive" if self.interactive else "headless")
         return create_runtime(self.settings, **kwargs)
 
     def _add_skills(self, agent: Agent) -> None:
-        from aiagent.skills.wiring import attach, provider_llm, warn
+        from aiagent.agent.skills.wiring import attach, provider_llm, warn
 
         runtime = self.skill_runtime(llm=provider_llm(agent.provider, self.settings.model),
                                      report=warn)
@@ -135,10 +135,10 @@ class Application:
 
     def _add_mcp(self, agent: Agent) -> None:
         """MCP servers' tools join the agent's once the conversation starts."""
-        from aiagent.config import paths
-        from aiagent.skills.state import mcp_disabled
-        from aiagent.skills.wiring import warn
-        from aiagent.tools.mcp.manager import attach
+        from aiagent.agent.skills.state import mcp_disabled
+        from aiagent.agent.skills.wiring import warn
+        from aiagent.agent.tools.mcp.manager import attach
+        from aiagent.infra.config import paths
 
         trust = self.settings.trust
         off = mcp_disabled(paths.project_root(self.settings.workspace),
@@ -150,8 +150,8 @@ class Application:
 
 def _new_agent(settings: Settings, provider: Provider, registry: ToolRegistry,
                policy: PermissionPolicy) -> Agent:
-    from aiagent.core.loop import Agent, AgentConfig
-    from aiagent.core.redact import SecretMasker
+    from aiagent.agent.core.loop import Agent, AgentConfig
+    from aiagent.agent.core.redact import SecretMasker
 
     config = AgentConfig(
         model=settings.model,
@@ -211,7 +211,7 @@ def repo_map_prompt(settings: Settings) -> Any:
     mode = table.get("mode", "auto")
     if mode == "off":
         return None
-    from aiagent.tools.repomap import RepoMapPrompt
+    from aiagent.agent.tools.repomap import RepoMapPrompt
 
     return RepoMapPrompt(settings.workspace, mode=mode, tokens=int(table.get("tokens", 1024)),
                          min_files=int(table.get("min_files", 50)), env=settings.env)
@@ -222,9 +222,9 @@ def repo_map_prompt(settings: Settings) -> Any:
 
 def make_provider(settings: Settings, name: str | None = None) -> Provider:
     """The provider ``name`` (default: the configured one); AuthError without a needed key."""
+    from aiagent.agent.core.tokens import context_window
     from aiagent.contracts.providers import AuthError
-    from aiagent.core.tokens import context_window
-    from aiagent.providers import create_provider
+    from aiagent.infra.providers import create_provider
 
     name = name or settings.provider_name
     config = settings.provider_config(name)
@@ -240,7 +240,7 @@ def make_provider(settings: Settings, name: str | None = None) -> Provider:
 
 def expand_tool_names(names: Iterable[str], registry: ToolRegistry, source: str) -> list[str]:
     """Expand group names (``read``, ``search``, ...) and check every name is known."""
-    from aiagent.tools.profiles import expand_groups
+    from aiagent.agent.tools.profiles import expand_groups
 
     expanded = expand_groups(list(names))
     unknown = [n for n in expanded if n not in registry]
@@ -253,7 +253,7 @@ def expand_tool_names(names: Iterable[str], registry: ToolRegistry, source: str)
 def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
     """The tools the model is offered: the whitelist or the profile, less those this
     platform cannot run (the Apple tools off macOS)."""
-    from aiagent.tools.profiles import offerable, profile_tools
+    from aiagent.agent.tools.profiles import offerable, profile_tools
 
     agent = settings.agent
     if agent.tools is not None:
@@ -266,7 +266,7 @@ def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
 
 
 def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) -> str:
-    from aiagent.core.prompt import build_system_prompt, read_rules, rule_files
+    from aiagent.agent.core.prompt import build_system_prompt, read_rules, rule_files
 
     workspace = settings.workspace
     files = rule_files(workspace, paths.project_root(workspace), paths.config_dir(settings.env))
@@ -277,14 +277,14 @@ def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) 
 
 def protocol_fragments(settings: Settings) -> list[PromptFragment]:
     """How to call tools with the configured protocol (the ``tags`` one explains ``<shell>``)."""
-    from aiagent.core.protocols import make_protocol
+    from aiagent.agent.core.protocols import make_protocol
 
     return make_protocol(settings.agent.tool_protocol, {}).prompt_fragments()
 
 
 def tool_settings(settings: Settings) -> dict[str, Any]:
     """The ``[tools]`` table, plus ``sandbox``: whether and how shell commands are sandboxed."""
-    from aiagent import sandbox
+    from aiagent.infra import sandbox
 
     table = dict(settings.get("tools", {}))
     table["sandbox"] = sandbox.tool_settings(settings.get("sandbox", {}), settings.agent.approval_mode)
@@ -303,8 +303,8 @@ def make_policy(
 ) -> PermissionPolicy:
     """The approval policy for this run: mode, saved grants, ``[permissions]`` rules,
     ``--approve`` and (headless) the ``--tools`` whitelist as pre-approvals."""
-    from aiagent import sandbox
-    from aiagent.permissions.policy import PermissionPolicy, Rule, parse_rule
+    from aiagent.agent.permissions.policy import PermissionPolicy, Rule, parse_rule
+    from aiagent.infra import sandbox
 
     mode = settings.agent.approval_mode
     perms = settings.get("permissions", {})
@@ -330,7 +330,7 @@ def make_policy(
 
 
 def _mode(value: str) -> Any:
-    from aiagent.permissions.policy import MODES
+    from aiagent.agent.permissions.policy import MODES
 
     for mode in MODES:
         if mode == value:

@@ -22,7 +22,7 @@ reports a failure the model reads. Python skills run in-process and are trusted 
 installed library; the permission checks keep honest skills honest.
 """
 
-from aiagent.skills.context import (
+from aiagent.agent.skills.context import (
     ExecResult,
     FetchResponse,
     HookResult,
@@ -31,7 +31,7 @@ from aiagent.skills.context import (
     error,
     hook_result,
 )
-from aiagent.skills.permissions import PermissionDenied
+from aiagent.agent.skills.permissions import PermissionDenied
 
 __all__ = [
     "ExecResult",

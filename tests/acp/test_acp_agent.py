@@ -182,7 +182,7 @@ def test_load_replays_acp_and_headless_sessions(tmp_path: Path) -> None:
 
 
 def _latest_session(env: dict[str, str], project: Path) -> str:
-    code = ("from aiagent.store.sessions import SessionStore; import os, sys; "
+    code = ("from aiagent.infra.store.sessions import SessionStore; import os, sys; "
             "s = SessionStore.open(os.environ); print(s.list(sys.argv[1])[0].id)")
     out = subprocess.run([sys.executable, "-c", code, str(project)], env=env,
                          capture_output=True, text=True, check=True)

@@ -285,7 +285,7 @@ def test_agent_setting_keeps_commands_in_our_runner_even_when_offered(tmp_path: 
 def test_auto_keeps_sandboxed_commands_in_our_runner_and_editor_overrides(tmp_path: Path) -> None:
     import pytest
 
-    from aiagent.sandbox import detect
+    from aiagent.infra.sandbox import detect
 
     if not detect("auto").available:
         pytest.skip(f"needs a working sandbox (bubblewrap or Landlock): {detect('auto').detail}")

@@ -169,7 +169,7 @@ def test_stdin_closed_mid_turn_exits_cleanly_and_keeps_the_session(tmp_path: Pat
         assert peer.hang_up() == 0
     started = [int(p) for p in pids.read_text().split()]
     assert not survivors(started), "orphan processes after the client left"
-    code = ("from aiagent.store.sessions import SessionStore; import os, sys; "
+    code = ("from aiagent.infra.store.sessions import SessionStore; import os, sys; "
             "s = SessionStore.open(os.environ); print([m.text for m in s.messages(sys.argv[1])])")
     out = subprocess.run([os.sys.executable, "-c", code, sid], env=peer.env,  # type: ignore[attr-defined]
                          capture_output=True, text=True, check=True).stdout

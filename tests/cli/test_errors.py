@@ -21,7 +21,7 @@ def boom(kind):
         raise KeyError("no such thing")
     if kind == "interrupt":
         raise KeyboardInterrupt
-    from aiagent.config.settings import ConfigError
+    from aiagent.infra.config.settings import ConfigError
     raise ConfigError("somewhere: something is wrong")
 
 sys.modules["boom_cmd"] = type(sys)("boom_cmd")

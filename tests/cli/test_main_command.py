@@ -24,10 +24,10 @@ def test_version_and_help_stay_light() -> None:
     import sys
 
     code = (
-        "import sys; from aiagent.cli import main\n"
+        "import sys; from aiagent.frontends.cli import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "heavy = [m for m in ('httpx', 'jsonschema', 'aiagent.core.loop', 'tree_sitter',"
-        " 'aiagent.security') if m in sys.modules]\n"
+        "heavy = [m for m in ('httpx', 'jsonschema', 'aiagent.agent.core.loop', 'tree_sitter',"
+        " 'aiagent.engines.security') if m in sys.modules]\n"
         "print(heavy, file=sys.stderr)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -105,7 +105,7 @@ def test_version_fast_path_imports_no_click() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from aiagent.cli import main; main(['--version']); "
+    code = ("import sys; from aiagent.frontends.cli import main; main(['--version']); "
             "print('click' in sys.modules, file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stdout.startswith("aiagent, version ") and proc.stderr.strip() == "False"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aiagent.core.prompt import build_system_prompt, read_rules, rule_files
+from aiagent.agent.core.prompt import build_system_prompt, read_rules, rule_files
 
 
 def test_agent_md_and_agents_md_go_into_the_prompt(tmp_path: Path) -> None:

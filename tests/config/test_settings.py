@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.config.settings import ConfigError, Settings
+from aiagent.infra.config.settings import ConfigError, Settings
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:

@@ -14,8 +14,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from aiagent.config import schema
-from aiagent.config.settings import ConfigError, Settings
+from aiagent.infra.config import schema
+from aiagent.infra.config.settings import ConfigError, Settings
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -40,7 +40,7 @@ def _error(tmp_path: Path, text: str) -> str:
 
 
 def test_schema_is_valid_json_schema_and_its_defaults_fit_it() -> None:
-    raw = json.loads(resources.files("aiagent.config").joinpath("schema.json").read_text())
+    raw = json.loads(resources.files("aiagent.infra.config").joinpath("schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(raw)
     defaults = schema.defaults()
     assert schema.first_problem(defaults) is None
@@ -66,7 +66,7 @@ CASES: list[dict[str, Any]] = [
 @pytest.mark.parametrize("document", CASES)
 def test_validator_agrees_with_jsonschema(document: dict[str, Any]) -> None:
     """The start-up validator is small; jsonschema is the reference it must agree with."""
-    raw = json.loads(resources.files("aiagent.config").joinpath("schema.json").read_text())
+    raw = json.loads(resources.files("aiagent.infra.config").joinpath("schema.json").read_text())
     expected = not list(jsonschema.Draft202012Validator(raw).iter_errors(document))
     assert (schema.first_problem(document) is None) == expected
 
@@ -126,8 +126,8 @@ def test_bad_environment_value_names_the_variable(tmp_path: Path) -> None:
 
 def test_code_defaults_match_the_model() -> None:
     """Tools keep dataclass fallbacks for direct use; they must equal the one source."""
-    from aiagent.tools.shell.runtime import ShellSettings
-    from aiagent.tools.shell.tags import DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_ROUNDS
+    from aiagent.agent.tools.shell.runtime import ShellSettings
+    from aiagent.agent.tools.shell.tags import DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_ROUNDS
 
     model = schema.defaults()["tools"]
     shell = ShellSettings()
@@ -137,7 +137,7 @@ def test_code_defaults_match_the_model() -> None:
 
 
 def test_loading_settings_does_not_import_jsonschema(tmp_path: Path) -> None:
-    code = ("import sys, pathlib; from aiagent.config.settings import Settings; "
+    code = ("import sys, pathlib; from aiagent.infra.config.settings import Settings; "
             f"Settings.load(pathlib.Path({str(tmp_path)!r}), env={{'HOME': {str(tmp_path)!r}}}); "
             "print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -7,13 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.core.loop import Agent, AgentConfig
+from aiagent.agent.tools.base import ToolRegistry
 from aiagent.contracts.events import AgentEvent, ApprovalRequestEvent
 from aiagent.contracts.providers import ProviderConfig
 from aiagent.contracts.tools import ToolContext, ToolResult
-from aiagent.core.loop import Agent, AgentConfig
-from aiagent.providers import create_provider
+from aiagent.infra.providers import create_provider
 from aiagent.testing import FakeLLM
-from aiagent.tools.base import ToolRegistry
 
 
 class EchoTool:

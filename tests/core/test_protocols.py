@@ -13,20 +13,20 @@ import pytest
 from loop_harness import EchoTool, provider_config
 from loop_harness import test_registry as make_registry
 
+from aiagent.agent.core import protocols
+from aiagent.agent.core.loop import Agent, AgentConfig
+from aiagent.agent.core.prompt import build_system_prompt
+from aiagent.agent.core.protocols import make_protocol, protocol_names, register_protocol
+from aiagent.agent.core.protocols.native import NativeProtocol
+from aiagent.agent.core.protocols.tags import TagsProtocol
+from aiagent.agent.tools.base import ToolRegistry
 from aiagent.contracts.events import AgentEvent, DoneEvent, ToolResultEvent
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.contracts.prompt import PromptFragment
 from aiagent.contracts.providers import ToolSpec
 from aiagent.contracts.tools import ToolContext, ToolResult
-from aiagent.core import protocols
-from aiagent.core.loop import Agent, AgentConfig
-from aiagent.core.prompt import build_system_prompt
-from aiagent.core.protocols import make_protocol, protocol_names, register_protocol
-from aiagent.core.protocols.native import NativeProtocol
-from aiagent.core.protocols.tags import TagsProtocol
-from aiagent.providers import create_provider
+from aiagent.infra.providers import create_provider
 from aiagent.testing import FakeLLM, ToolCall, Turn
-from aiagent.tools.base import ToolRegistry
 
 
 class FakeShell:

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from aiagent.agent.tools.base import ToolRegistry
 from aiagent.testing import FakeLLM, Turn
-from aiagent.tools.base import ToolRegistry
 
 SKILL = Path(__file__).parents[1] / "skills" / "fixtures" / "skills" / "md-only"
 SKILL_TOOLS = ("activate_skill", "run_workflow")

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from aiagent.frontends.terminal_text import neutralise
 from aiagent.testing import FakeLLM, ToolCall, Turn
-from aiagent.ui.terminal_text import neutralise
 
 AIAGENT = str(Path(sys.executable).with_name("aiagent"))
 
@@ -148,9 +148,9 @@ def test_tui_turn_view_keeps_its_styling_and_drops_raw_sequences() -> None:
         TurnEndEvent,
     )
     from aiagent.contracts.messages import Usage
-    from aiagent.ui.tui.render import make_console
-    from aiagent.ui.tui.terminal import TermInfo
-    from aiagent.ui.tui.view import TurnView
+    from aiagent.frontends.tui.render import make_console
+    from aiagent.frontends.tui.terminal import TermInfo
+    from aiagent.frontends.tui.view import TurnView
 
     term = TermInfo(tty=True, color=True, dark=True, width=100)
     console = make_console(term, file=io.StringIO(), width=100)
@@ -178,8 +178,8 @@ def test_tui_turn_view_keeps_its_styling_and_drops_raw_sequences() -> None:
 
 
 def test_replayed_history_is_neutralised_too() -> None:
-    from aiagent.ui.tui.render import make_console, markdown, notice, user_echo
-    from aiagent.ui.tui.terminal import TermInfo
+    from aiagent.frontends.tui.render import make_console, markdown, notice, user_echo
+    from aiagent.frontends.tui.terminal import TermInfo
 
     term = TermInfo(tty=True, color=True, dark=True, width=100)
     console = make_console(term, file=io.StringIO(), width=100)

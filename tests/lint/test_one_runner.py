@@ -1,7 +1,7 @@
 """One process runner: outside ``aiagent/process/`` nothing in ``src/`` starts a process
-itself. Commands go through :mod:`aiagent.process.runner` (``spawn``, ``spawn_detached``)
-or :mod:`aiagent.process.collect` (``run_collected``), and git through
-:mod:`aiagent.process.git`; those give every child its own tree, killed with everything it
+itself. Commands go through :mod:`aiagent.infra.process.runner` (``spawn``, ``spawn_detached``)
+or :mod:`aiagent.infra.process.collect` (``run_collected``), and git through
+:mod:`aiagent.infra.process.git`; those give every child its own tree, killed with everything it
 started on a limit, on cancellation and when the agent exits.
 
 The few places allowed to spawn directly are listed below, each with its reason.
@@ -25,10 +25,10 @@ SPAWNERS = {
 SPAWNER_NAMES = {name for _, name in SPAWNERS}
 
 ALLOWED = {
-    "sandbox/bubblewrap.py":
+    "infra/sandbox/bubblewrap.py":
         "the sandbox probe: `bwrap --version` and one `bwrap … true` trial at detection, "
         "synchronous and short, before there is an event loop; only the exit status is used",
-    "cli/sandbox_cmd.py":
+    "frontends/cli/sandbox_cmd.py":
         "`aiagent sandbox run CMD` gives the user's own terminal to their command in the "
         "foreground (stdin and tty inherited) and exits with its status; the runner's pipes "
         "would take the terminal away",
@@ -60,7 +60,7 @@ def _modules() -> dict[str, list[str]]:
     found = {}
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC).as_posix()
-        if not rel.startswith("process/"):
+        if not rel.startswith("infra/process/"):
             calls = _spawn_calls(path)
             if calls:
                 found[rel] = calls
@@ -69,7 +69,7 @@ def _modules() -> dict[str, list[str]]:
 
 def test_nothing_outside_the_process_package_spawns() -> None:
     rogue = {rel: calls for rel, calls in _modules().items() if rel not in ALLOWED}
-    assert not rogue, ("start processes through aiagent.process.runner / collect (or add the "
+    assert not rogue, ("start processes through aiagent.infra.process.runner / collect (or add the "
                        f"module to ALLOWED with its reason): {rogue}")
 
 

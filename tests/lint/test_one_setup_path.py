@@ -13,23 +13,23 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "aiagent"
 BUILDERS = {"Agent", "create_provider", "open_session", "PermissionPolicy", "make_policy",
             "create_runtime", "SkillRuntime", "build_agent", "attach_skills"}
 ALLOWED = {
-    ("skills/factory.py", "SkillRuntime"): "create_runtime is the runtime's own factory",
-    ("skills/security_audit.py", "create_runtime"):
+    ("agent/skills/factory.py", "SkillRuntime"): "create_runtime is the runtime's own factory",
+    ("engines/security/skillsession.py", "create_runtime"):
         "the security audit loads security-rule skills on their own, no agent",
     ("testing/skills.py", "SkillRuntime"): "SkillHarness runs one skill for its tests, no agent",
     ("testing/skills.py", "create_provider"): "SkillHarness's llm_complete talks to FakeLLM",
 }
 #: changes to an agent's parts from outside that are not set-up
 OUTSIDE_CHANGES = {
-    ("ui/tui/running.py", "agent.conversation"):
+    ("frontends/tui/running.py", "agent.conversation"):
         "after Ctrl-C the TUI closes dangling tool calls in the append-only history",
 }
 #: model requests: the Agent builds its conversation's requests; the others are one-shot
 REQUEST_MAKERS = {
-    "core/loop.py": "Agent.request(): system prompt + history + offered tools",
-    "core/compaction.py": "the one-shot summary request of a compaction",
-    "skills/wiring.py": "a skill's llm_complete, a one-shot prompt",
-    "providers/structured.py": "one-shot JSON-schema answers (security analyzers, pipelines)",
+    "agent/core/loop.py": "Agent.request(): system prompt + history + offered tools",
+    "agent/core/compaction.py": "the one-shot summary request of a compaction",
+    "agent/skills/wiring.py": "a skill's llm_complete, a one-shot prompt",
+    "infra/providers/structured.py": "one-shot JSON-schema answers (security analyzers, pipelines)",
 }
 #: methods that change a collection in place
 MUTATORS = {"append", "insert", "extend", "remove", "register", "unregister", "clear",
@@ -74,7 +74,7 @@ def agent_mutations() -> list[str]:
     """``agent.x = …`` or ``agent.x.append(…)`` (any chain through a name ``agent``)."""
     found = []
     for module, tree in _modules():
-        if module == "core/loop.py":
+        if module == "agent/core/loop.py":
             continue
         for node in ast.walk(tree):
             targets: list[ast.expr] = []

@@ -22,7 +22,7 @@ def test_ruff_is_clean() -> None:
 
 def test_contracts_core_and_providers_type_check_strictly() -> None:
     proc = _run(
-        "mypy", "src/aiagent/contracts", "src/aiagent/core", "src/aiagent/providers",
-        "src/aiagent/permissions", "src/aiagent/config/trust.py", "src/aiagent/config/flags.py",
+        "mypy", "src/aiagent/contracts", "src/aiagent/agent/core", "src/aiagent/infra/providers",
+        "src/aiagent/agent/permissions", "src/aiagent/infra/config/trust.py", "src/aiagent/infra/config/flags.py",
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from aiagent.permissions import commands as sw
+from aiagent.agent.permissions import commands as sw
 
 
 def _cmd(text: str) -> sw.SimpleCommand:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from aiagent.permissions import commands as sw
+from aiagent.agent.permissions import commands as sw
 
 GRANT = ["npm test"]
 

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aiagent.permissions import commands as sw
-from aiagent.tools.shell.tools import split_background
+from aiagent.agent.permissions import commands as sw
+from aiagent.agent.tools.shell.tools import split_background
 
 FAKES = ["npm", "ls", "git", "touch", "rm", "tail", "cat", "grep", "head", "wc", "echo2"]
 REAL = ["bash", "sh", "env", "nice", "timeout", "nohup", "xargs", "find", "sort", "tee", "uniq"]

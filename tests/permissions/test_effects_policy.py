@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from aiagent.agent.permissions.policy import PermissionPolicy, parse_rule
+from aiagent.agent.tools.base import BUILTIN_TOOLS, ToolRegistry
 from aiagent.contracts.approval import Decision
 from aiagent.contracts.tools import UNDECLARED, Tool, ToolEffect, effect_of
-from aiagent.permissions.policy import PermissionPolicy, parse_rule
-from aiagent.store import db
-from aiagent.store.approvals import ApprovalStore
-from aiagent.tools.base import BUILTIN_TOOLS, ToolRegistry
+from aiagent.infra.store import db
+from aiagent.infra.store.approvals import ApprovalStore
 
 
 @dataclass

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from aiagent.agent.permissions import protected
+from aiagent.agent.permissions.policy import PermissionPolicy, parse_rule
+from aiagent.agent.tools.base import ToolRegistry
 from aiagent.contracts.tools import Tool
-from aiagent.permissions import protected
-from aiagent.permissions.policy import PermissionPolicy, parse_rule
-from aiagent.store import db
-from aiagent.store.approvals import ApprovalStore
-from aiagent.tools.base import ToolRegistry
+from aiagent.infra.store import db
+from aiagent.infra.store.approvals import ApprovalStore
 
 HOSTILE = [
     ".git/config", ".git/hooks/pre-commit", ".git", ".git/", "./.git//config",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent import sandbox
+from aiagent.infra import sandbox
 
 PROBE = """
 import socket, sys

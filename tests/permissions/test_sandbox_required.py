@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
+from aiagent.agent.core.loop import Agent, AgentConfig
+from aiagent.agent.permissions.policy import PermissionPolicy, parse_rule
+from aiagent.agent.tools.base import ToolRegistry
+from aiagent.agent.tools.shell.tools import sandboxed
 from aiagent.contracts.events import AgentEvent, ApprovalRequestEvent, ToolResultEvent
 from aiagent.contracts.providers import ProviderConfig
 from aiagent.contracts.tools import ToolContext, ToolError
-from aiagent.core.loop import Agent, AgentConfig
-from aiagent.permissions.policy import PermissionPolicy, parse_rule
-from aiagent.providers import create_provider
-from aiagent.sandbox import detect, writable_paths
+from aiagent.infra.providers import create_provider
+from aiagent.infra.sandbox import detect, writable_paths
 from aiagent.testing import FakeLLM, ToolCall, Turn
-from aiagent.tools.base import ToolRegistry
-from aiagent.tools.shell.tools import sandboxed
 
 SETTINGS_OFF = {"sandbox": {"enabled": False, "backend": "", "network": False, "writable": []},
                 "shell": {"login": False}}

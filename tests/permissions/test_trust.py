@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.config.settings import Settings
-from aiagent.config.trust import (
+from aiagent.infra.config.settings import Settings
+from aiagent.infra.config.trust import (
     TRUST_ENV,
     TrustStore,
     decide,

@@ -9,10 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from aiagent.process.capture import Capture
-from aiagent.process.collect import run_collected
-from aiagent.process.runner import Limits, new_tag, spawn
-from aiagent.process.tree import TAG_VARIABLE
+from aiagent.infra.process.capture import Capture
+from aiagent.infra.process.collect import run_collected
+from aiagent.infra.process.runner import Limits, new_tag, spawn
+from aiagent.infra.process.tree import TAG_VARIABLE
 
 
 def _alive(pid: int) -> bool:

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from aiagent.process.jsonrpc import PeerDied, spawn_peer
+from aiagent.infra.process.jsonrpc import PeerDied, spawn_peer
 
 SILENT = [sys.executable, "-c", "import sys, time\nfor _ in sys.stdin: pass\ntime.sleep(60)\n"]
 

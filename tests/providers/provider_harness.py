@@ -22,7 +22,7 @@ from aiagent.contracts.providers import (
     ToolUse,
     UsageReport,
 )
-from aiagent.providers import create_provider
+from aiagent.infra.providers import create_provider
 from aiagent.testing import FakeLLM
 
 BASES: dict[str, Callable[[FakeLLM], str]] = {

@@ -10,7 +10,7 @@ from provider_harness import SECRET, make_request, run
 
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.contracts.providers import ProviderError, RetryableError, StreamEvent
-from aiagent.providers.anthropic import decode_stream, messages_url, request_body
+from aiagent.infra.providers.anthropic import decode_stream, messages_url, request_body
 from aiagent.testing import FakeLLM, Turn
 
 EPHEMERAL = {"type": "ephemeral"}

@@ -15,7 +15,7 @@ import pytest
 
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.contracts.providers import CompletionRequest, ToolSpec
-from aiagent.providers import anthropic, ollama, openai
+from aiagent.infra.providers import anthropic, ollama, openai
 
 GOLDEN = Path(__file__).with_name("golden")
 READ = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"file_path": {"type": "string"}}})

@@ -14,8 +14,8 @@ from provider_harness import make_config, make_request
 
 from aiagent.contracts.messages import Message
 from aiagent.contracts.providers import CompletionRequest
-from aiagent.providers import create_provider
-from aiagent.providers.limits import fit_max_tokens, probe_window, prompt_estimate
+from aiagent.infra.providers import create_provider
+from aiagent.infra.providers.limits import fit_max_tokens, probe_window, prompt_estimate
 from aiagent.testing import FakeLLM, Turn
 
 
@@ -89,7 +89,7 @@ def test_silent_server_costs_only_the_probe_timeout() -> None:
 
         async def fetch(method: str, url: str, body: dict[str, Any] | None) -> object:
             from aiagent.contracts.providers import ProviderConfig
-            from aiagent.providers.wire import HttpStreamer
+            from aiagent.infra.providers.wire import HttpStreamer
 
             wire = HttpStreamer(ProviderConfig(base_url=base, probe_timeout=0.3))
             try:

@@ -11,7 +11,7 @@ from provider_harness import make_request, run
 
 from aiagent.contracts.messages import Message, ToolResultBlock, ToolUseBlock
 from aiagent.contracts.providers import ProviderError, Stop, StreamEvent, ToolUse
-from aiagent.providers.ollama import decode_stream, host_url, request_body
+from aiagent.infra.providers.ollama import decode_stream, host_url, request_body
 from aiagent.testing import FakeLLM, Turn
 
 

@@ -18,7 +18,7 @@ from aiagent.contracts.providers import (
     ToolUse,
     UsageReport,
 )
-from aiagent.providers.openai import decode_stream, request_body
+from aiagent.infra.providers.openai import decode_stream, request_body
 from aiagent.testing import FakeLLM, Turn
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-PROBE = ("import sys; from aiagent.providers.detect import ollama_answers; "
+PROBE = ("import sys; from aiagent.infra.providers.detect import ollama_answers; "
          "print(ollama_answers('127.0.0.1:9'), 'httpx' in sys.modules)")
 
 
@@ -17,8 +17,8 @@ def test_the_ollama_probe_does_not_import_httpx() -> None:
 
 
 def test_host_urls_are_the_same_from_the_provider_module() -> None:
-    from aiagent.providers.hosts import host_url
-    from aiagent.providers.ollama import host_url as provider_host_url
+    from aiagent.infra.providers.hosts import host_url
+    from aiagent.infra.providers.ollama import host_url as provider_host_url
 
     assert provider_host_url is host_url
     assert host_url("example.org") == "http://example.org:11434"

@@ -10,7 +10,7 @@ from provider_harness import make_config, make_request, run
 
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.contracts.providers import Stop, TextDelta
-from aiagent.providers import create_provider
+from aiagent.infra.providers import create_provider
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
 

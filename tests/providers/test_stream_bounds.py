@@ -157,7 +157,7 @@ def test_line_splitting_across_chunk_boundaries(chunks: list[bytes], lines: list
     lines come out as one."""
     import asyncio
 
-    from aiagent.providers.body import BodyLimits, bounded_lines
+    from aiagent.infra.providers.body import BodyLimits, bounded_lines
 
     class Body:  # the one attribute and method bounded_lines reads of a response
         headers: dict[str, str] = {}

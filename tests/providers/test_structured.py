@@ -10,8 +10,8 @@ import pytest
 from provider_harness import make_config
 
 from aiagent.contracts.providers import ProviderError
-from aiagent.providers import create_provider
-from aiagent.providers.structured import (
+from aiagent.infra.providers import create_provider
+from aiagent.infra.providers.structured import (
     StructuredOutputError,
     StructuredResult,
     ask_json,
@@ -94,7 +94,7 @@ def test_huge_answer_is_cut_and_reasked(provider_name: str) -> None:
 
 
 def test_long_bad_value_gives_a_short_problem() -> None:
-    from aiagent.providers.structured import _check, _validator
+    from aiagent.infra.providers.structured import _check, _validator
 
     value, problem = _check('{"items": ["' + "y" * 100_000 + '"]}', _validator(SCHEMA), 10**6)
     assert value is None and problem is not None and len(problem) < 400

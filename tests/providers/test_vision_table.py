@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from aiagent.providers.vision import accepts_images
+from aiagent.infra.providers.vision import accepts_images
 
 
 @pytest.mark.parametrize(("model", "expected"), [

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from aiagent.contracts.providers import AuthError, ProviderConfig, ProviderError, RetryableError
-from aiagent.providers.wire import (
+from aiagent.infra.providers.wire import (
     MalformedEvent,
     SseEvent,
     WireRequest,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent import sandbox
+from aiagent.infra import sandbox
 
 CANARY = "sk-canary-4f1d2b7e9a"
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import need
 
-from aiagent import sandbox
-from aiagent.sandbox import bubblewrap, landlock
+from aiagent.infra import sandbox
+from aiagent.infra.sandbox import bubblewrap, landlock
 
-PROBE = ("from aiagent import sandbox; from aiagent.sandbox import bubblewrap; "
+PROBE = ("from aiagent.infra import sandbox; from aiagent.infra.sandbox import bubblewrap; "
          "print(bubblewrap.probe()); print(sandbox.detect('auto').backend)")
 
 
@@ -87,7 +87,7 @@ def test_programs_under_a_temp_folder_stay_visible_read_only(tmp_path: Path) -> 
     """A checkout or venv under /tmp (as CI clones often are): its programs still run in the
     sandbox, whose own /tmp is private, and cannot be written there."""
     need("bubblewrap")
-    from aiagent.sandbox import sandbox_argv
+    from aiagent.infra.sandbox import sandbox_argv
 
     tools = tmp_path / "tools" / "bin"
     tools.mkdir(parents=True)

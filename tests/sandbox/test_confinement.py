@@ -84,7 +84,7 @@ def test_git_status_and_log_work_with_git_read_only(box: Box) -> None:
 
 
 def test_outside_process_cannot_be_signalled(box: Box, outsider: subprocess.Popen[bytes]) -> None:
-    from aiagent.sandbox import landlock
+    from aiagent.infra.sandbox import landlock
 
     if box.backend == "landlock" and landlock.abi_version() < 6:
         pytest.skip(f"kernel Landlock ABI {landlock.abi_version()} < 6: no signal scoping")
@@ -126,7 +126,7 @@ def test_network_works_when_allowed(box: Box, server: int) -> None:
 
 
 def test_abstract_unix_socket_outside_is_unreachable(box: Box, abstract_socket: str) -> None:
-    from aiagent.sandbox import landlock
+    from aiagent.infra.sandbox import landlock
 
     if box.backend == "landlock" and landlock.abi_version() < 6:
         pytest.skip(f"kernel Landlock ABI {landlock.abi_version()} < 6: no abstract socket scoping")

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from sandbox_helpers import need
 
-from aiagent.skills.host import HostServices
-from aiagent.skills.loader import Source, discover
-from aiagent.skills.permissions import Limits, MemoryGrantStore, PermissionGate
-from aiagent.skills.runtime import SkillRuntime
-from aiagent.skills.tools import guarded
+from aiagent.agent.skills.host import HostServices
+from aiagent.agent.skills.loader import Source, discover
+from aiagent.agent.skills.permissions import Limits, MemoryGrantStore, PermissionGate
+from aiagent.agent.skills.runtime import SkillRuntime
+from aiagent.agent.skills.tools import guarded
 
 SKILL = """\
 import json, sys

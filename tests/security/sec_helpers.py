@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aiagent.security.discovery import SourceFile
-from aiagent.syntax.languages import classify
+from aiagent.engines.security.discovery import SourceFile
+from aiagent.infra.syntax.languages import classify
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"

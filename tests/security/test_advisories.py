@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from aiagent.cli.security_audit import security_audit
-from aiagent.cli.security_db import security
-from aiagent.security.config import SecurityConfig
-from aiagent.security.deps.manifests import range_floor
-from aiagent.security.deps.osvdb import AdvisoryIndex, BundledAdvisories, OsvDatabase
-from aiagent.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.deps.manifests import range_floor
+from aiagent.engines.security.deps.osvdb import AdvisoryIndex, BundledAdvisories, OsvDatabase
+from aiagent.engines.security.engine import AuditOptions, run_audit
+from aiagent.frontends.cli.security_audit import security_audit
+from aiagent.frontends.cli.security_db import security
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "build_osv_snapshot.py"
@@ -116,9 +116,9 @@ Longer text.
 
 
 def test_rustsec_advisories_become_osv_ranges(tmp_path: Path) -> None:
-    from aiagent.security.deps.osvmatch import is_affected
-    from aiagent.security.deps.packages import Package
-    from aiagent.security.deps.rustsec import to_osv
+    from aiagent.engines.security.deps.osvmatch import is_affected
+    from aiagent.engines.security.deps.packages import Package
+    from aiagent.engines.security.deps.rustsec import to_osv
 
     rec = to_osv(RUSTSEC)
     assert rec is not None and rec["summary"] == "Out-of-bounds write in insert_many"
@@ -154,9 +154,9 @@ unaffected_versions:
 
 
 def test_ruby_advisory_db_files_become_osv_ranges(tmp_path: Path) -> None:
-    from aiagent.security.deps.osvmatch import is_affected
-    from aiagent.security.deps.osvsnapshot import newest, read_any
-    from aiagent.security.deps.packages import Package
+    from aiagent.engines.security.deps.osvmatch import is_affected
+    from aiagent.engines.security.deps.osvsnapshot import newest, read_any
+    from aiagent.engines.security.deps.packages import Package
 
     gems = tmp_path / "gems" / "xmlish"
     gems.mkdir(parents=True)
@@ -192,7 +192,7 @@ def test_bundled_snapshot_is_slim_and_reproducible(tmp_path: Path) -> None:
     assert not any(r.get("withdrawn") for r in bundled.records)
     assert all("details" not in r and "references" not in r for r in bundled.records)
     assert "GHSA-h5c8-rqwp-cp95" in {r["id"] for r in bundled.lookup("PyPI", "jinja2")}
-    size = (REPO / "src/aiagent/security/data/osv-snapshot.json.gz").stat().st_size
+    size = (REPO / "src/aiagent/engines/security/data/osv-snapshot.json.gz").stat().st_size
     assert size < 1_000_000
 
 

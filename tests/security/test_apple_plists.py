@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sec_helpers import FIXTURES
 
-from aiagent.security.config import SecurityConfig
-from aiagent.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.engine import AuditOptions, run_audit
 
 APP = FIXTURES / "ios-app"
 

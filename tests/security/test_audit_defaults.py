@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from aiagent.cli.security_audit import security_audit
-from aiagent.security.defaults import parse_defaults
-from aiagent.security.finding import Severity
+from aiagent.engines.security.defaults import parse_defaults
+from aiagent.engines.security.finding import Severity
+from aiagent.frontends.cli.security_audit import security_audit
 
 MEDIUM_ONLY = "import hashlib\n\ndef etag(body):\n    return hashlib.md5(body).hexdigest()\n"
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from sec_helpers import GOLDEN, HERE
 
-import aiagent.security.engine as engine_mod
-from aiagent.security.config import SecurityConfig
-from aiagent.security.engine import AuditOptions, run_audit
-from aiagent.security.report.json_report import as_dict
+import aiagent.engines.security.engine as engine_mod
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.report.json_report import as_dict
 
 REPO = HERE.parents[1]
 SOURCES = {  # tree folder -> repository folder

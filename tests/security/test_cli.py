@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 from sec_helpers import FIXTURES
 
-from aiagent.cli.security_audit import security_audit
-from aiagent.cli.security_db import security
+from aiagent.frontends.cli.security_audit import security_audit
+from aiagent.frontends.cli.security_db import security
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "vulnerable-app"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sec_helpers import source
 
-from aiagent.security.scanners.configfiles import ConfigScanner
+from aiagent.engines.security.scanners.configfiles import ConfigScanner
 
 CASES = [
     ("Dockerfile", "FROM python:3.12\nRUN pip install x\n", "FROM python:3.12\nUSER app\n", "DOCKER-ROOT-001"),
@@ -75,7 +75,7 @@ def test_bad_and_safe(rel: str, bad: str, safe: str, rule_id: str) -> None:
 
 
 def test_every_config_rule_has_a_case() -> None:
-    from aiagent.security.scanners.config_meta import config_rules
+    from aiagent.engines.security.scanners.config_meta import config_rules
 
     assert set(config_rules()) == {c[3] for c in CASES}
 

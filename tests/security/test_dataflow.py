@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from aiagent.security.dataflow import analyze
-from aiagent.security.dataflow.spec import specs
-from aiagent.syntax.treesitter import parse
+from aiagent.engines.security.dataflow import analyze
+from aiagent.engines.security.dataflow.spec import specs
+from aiagent.infra.syntax.treesitter import parse
 
 
 def hits(code: str, language: str = "python") -> dict[str, list[tuple[int, bool, bool]]]:
@@ -48,7 +48,7 @@ def test_sanitizer_clears_only_its_classes() -> None:
             "    os.system('cat ' + name)\n")
     found = hits(code)
     assert found["path"] == [(3, True, False)] and found["command"] == [(4, True, True)]
-    from aiagent.security.dataflow.analyzer import FileAnalysis  # noqa: F401  (engine import works)
+    from aiagent.engines.security.dataflow.analyzer import FileAnalysis  # noqa: F401  (engine import works)
 
 
 def test_guard_clears_path_after_containment_check() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from aiagent.security.dataflow import analyze
-from aiagent.syntax.treesitter import parse
+from aiagent.engines.security.dataflow import analyze
+from aiagent.infra.syntax.treesitter import parse
 
 CASES = {
     "java": (

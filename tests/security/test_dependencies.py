@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from sec_helpers import FIXTURES
 
-from aiagent.security.deps.lockfiles import parser_for
-from aiagent.security.deps.osvdb import OsvDatabase, read_records
-from aiagent.security.deps.osvmatch import is_affected
-from aiagent.security.deps.packages import Package
-from aiagent.security.errors import SecurityConfigError
+from aiagent.engines.security.deps.lockfiles import parser_for
+from aiagent.engines.security.deps.osvdb import OsvDatabase, read_records
+from aiagent.engines.security.deps.osvmatch import is_affected
+from aiagent.engines.security.deps.packages import Package
+from aiagent.engines.security.errors import SecurityConfigError
 
 LOCKS = FIXTURES / "lockfiles"
 EXPECTED = {

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.security import engine as engine_mod
-from aiagent.security.config import load_config, parse_config
-from aiagent.security.discovery import discover
-from aiagent.security.engine import AuditOptions, run_audit
-from aiagent.security.errors import SecurityConfigError
-from aiagent.security.finding import Severity
+from aiagent.engines.security import engine as engine_mod
+from aiagent.engines.security.config import load_config, parse_config
+from aiagent.engines.security.discovery import discover
+from aiagent.engines.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.errors import SecurityConfigError
+from aiagent.engines.security.finding import Severity
 
 VULN = 'import os\n\ndef run(host):\n    os.system("ping " + host)\n'
 
@@ -177,7 +177,7 @@ def test_project_scanner_error_while_workers_scan(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A project scanner fails while the workers scan: the error comes out (no hang), and
     the same audit without it still works."""
-    from aiagent.security.scanners.registry import register_scanner, unregister_scanner
+    from aiagent.engines.security.scanners.registry import register_scanner, unregister_scanner
 
     class Broken:
         name = "broken"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.security.finding import Category, Finding, Location, Severity
-from aiagent.security.gating import Gate, check
+from aiagent.engines.security.finding import Category, Finding, Location, Severity
+from aiagent.engines.security.gating import Gate, check
 
 AIAGENT = Path(sys.executable).parent / "aiagent"
 VULN = 'import os\n\ndef run(host):\n    os.system("ping " + host)\n'  # PY-CMDI-001, high
@@ -85,10 +85,10 @@ def test_real_cli_gate_failure_is_exit_1_with_one_line(project: Path, tmp_path: 
 
 def test_real_cli_internal_error_is_exit_5_not_1(project: Path, tmp_path: Path) -> None:
     """A crash inside the engine is exit 5 with one line, even with a gate that would fail."""
-    code = ("import sys, aiagent.security.engine as e\n"
+    code = ("import sys, aiagent.engines.security.engine as e\n"
             "def boom(*a, **k):\n    raise RuntimeError('scanner exploded')\n"
             "e.run_audit = boom\n"
-            "from aiagent.cli import main\n"
+            "from aiagent.frontends.cli import main\n"
             "sys.argv = ['aiagent', *sys.argv[1:]]\nmain()\n")
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_DATA_HOME": str(tmp_path / "d")}
     proc = subprocess.run([sys.executable, "-c", code, "security-audit", str(project),

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from sec_helpers import FIXTURES
 
-from aiagent.security.config import LicensePolicy, SecurityConfig, parse_config
-from aiagent.security.engine import AuditOptions, run_audit
-from aiagent.security.licensing.declared import reader_for
-from aiagent.security.licensing.policy import failures
-from aiagent.security.licensing.spdx import normalize, parse
-from aiagent.security.licensing.texts import identify, is_license_file
+from aiagent.engines.security.config import LicensePolicy, SecurityConfig, parse_config
+from aiagent.engines.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.licensing.declared import reader_for
+from aiagent.engines.security.licensing.policy import failures
+from aiagent.engines.security.licensing.spdx import normalize, parse
+from aiagent.engines.security.licensing.texts import identify, is_license_file
 
 TEXTS = FIXTURES / "licenses"
 
@@ -146,7 +146,7 @@ def test_sbom_carries_licenses(tmp_path: Path) -> None:
     from cyclonedx.schema import SchemaVersion
     from cyclonedx.validation.json import JsonStrictValidator
 
-    from aiagent.security.report import get_renderer
+    from aiagent.engines.security.report import get_renderer
 
     root = _project(tmp_path)
     result = run_audit(root, SecurityConfig(), AuditOptions(jobs=1, scanners=("dependencies", "licenses")))

@@ -116,8 +116,8 @@ def test_duplicate_of_a_static_finding_is_merged(run_cli: Any, tmp_path: Path) -
 
 
 def test_budget_cut_sends_only_the_top_files(run_cli: Any, tmp_path: Path) -> None:
-    from aiagent.security.analyzers.catalog import select
-    from aiagent.security.analyzers.plan import estimate_tokens, read_source
+    from aiagent.engines.security.analyzers.catalog import select
+    from aiagent.engines.security.analyzers.plan import estimate_tokens, read_source
 
     project = tmp_path / "proj"
     project.mkdir()

@@ -14,16 +14,16 @@ import pytest
 from llm_helpers import answer, finding, make_project, sent_text
 
 from aiagent.contracts.providers import ProviderConfig
-from aiagent.providers import create_provider
-from aiagent.security.analyzers.catalog import catalog, select
-from aiagent.security.analyzers.intake import Rejected, to_finding
-from aiagent.security.analyzers.merge import merge
-from aiagent.security.analyzers.phase import PhaseOptions, PhaseReport, run_llm_phase
-from aiagent.security.analyzers.plan import estimate_tokens, make_plan, read_source
-from aiagent.security.config import Override, SecurityConfig
-from aiagent.security.engine import AuditResult, run_audit
-from aiagent.security.errors import SecurityConfigError
-from aiagent.security.finding import Category, Finding, Location, Severity
+from aiagent.engines.security.analyzers.catalog import catalog, select
+from aiagent.engines.security.analyzers.intake import Rejected, to_finding
+from aiagent.engines.security.analyzers.merge import merge
+from aiagent.engines.security.analyzers.phase import PhaseOptions, PhaseReport, run_llm_phase
+from aiagent.engines.security.analyzers.plan import estimate_tokens, make_plan, read_source
+from aiagent.engines.security.config import Override, SecurityConfig
+from aiagent.engines.security.engine import AuditResult, run_audit
+from aiagent.engines.security.errors import SecurityConfigError
+from aiagent.engines.security.finding import Category, Finding, Location, Severity
+from aiagent.infra.providers import create_provider
 from aiagent.testing import FakeLLM, Turn
 
 
@@ -217,7 +217,7 @@ def test_catalog_data_is_valid() -> None:
 
 def test_an_untrusted_project_cannot_turn_the_phase_on(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from aiagent.cli.security_audit_llm import LlmRequest, prepare
+    from aiagent.frontends.cli.security_audit_llm import LlmRequest, prepare
 
     project = make_project(tmp_path / "proj")
     (project / ".agent").mkdir()

@@ -14,16 +14,16 @@ from typing import Any
 import pytest
 from sec_helpers import FIXTURES
 
-from aiagent.security.config import SecurityConfig
-from aiagent.security.deps.osv_online import (
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.deps.osv_online import (
     WARNING_PREFIX,
     OnlineLookupError,
     lookup,
     online_records,
 )
-from aiagent.security.deps.osv_settings import OsvOnlineSettings
-from aiagent.security.deps.packages import Package
-from aiagent.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.deps.osv_settings import OsvOnlineSettings
+from aiagent.engines.security.deps.packages import Package
+from aiagent.engines.security.engine import AuditOptions, run_audit
 
 
 def _load_fake() -> Any:
@@ -241,7 +241,7 @@ def test_audit_with_the_server_down_keeps_local_results(tmp_path: Path) -> None:
 
 def test_withdrawn_records_from_the_api_never_match(tmp_path: Path) -> None:
     """A newer withdrawn copy from the API retracts the bundled record of the same id."""
-    from aiagent.security.deps.osvdb import BundledAdvisories
+    from aiagent.engines.security.deps.osvdb import BundledAdvisories
 
     root = _project(tmp_path)
     offline, _ = _audit(root, None)

@@ -15,9 +15,13 @@ from typing import Any
 import pytest
 from sec_helpers import FIXTURES
 
-from aiagent.security.defaults import parse_defaults
-from aiagent.security.deps.osv_settings import DEFAULT_OSV_URL, osv_cache_dir, resolve_online
-from aiagent.security.errors import SecurityConfigError
+from aiagent.engines.security.defaults import parse_defaults
+from aiagent.engines.security.deps.osv_settings import (
+    DEFAULT_OSV_URL,
+    osv_cache_dir,
+    resolve_online,
+)
+from aiagent.engines.security.errors import SecurityConfigError
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "vulnerable-app"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.security.config import SecurityConfig
-from aiagent.security.engine import AuditOptions, AuditResult, run_audit
-from aiagent.security.finding import Severity
-from aiagent.security.pathcontext import default_categories, demote, parse_categories
-from aiagent.security.report import get_renderer
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.engine import AuditOptions, AuditResult, run_audit
+from aiagent.engines.security.finding import Severity
+from aiagent.engines.security.pathcontext import default_categories, demote, parse_categories
+from aiagent.engines.security.report import get_renderer
 
 CMDI = 'import os\n\ndef run(host):\n    os.system("ping " + host)\n'
 AWS = 'KEY = "AKIAQ3EGRT7NPLKJ4XYZ"\n'
@@ -90,7 +90,7 @@ def test_findings_outside_source_are_demoted_not_hidden(tmp_path: Path) -> None:
 
 
 def test_override_then_demotion_keeps_the_rules_original_severity(tmp_path: Path) -> None:
-    from aiagent.security.config import load_config
+    from aiagent.engines.security.config import load_config
 
     _tree(tmp_path)
     policy = tmp_path / ".security.yaml"

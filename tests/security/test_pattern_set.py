@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from aiagent.security.regexsafe import PatternSet, SafePattern
+from aiagent.engines.security.regexsafe import PatternSet, SafePattern
 
 WORDS = [b"key", b"apikey", b"pass", b"password", b"://", b"sk-ant-", b"\xe9t\xe9", b"k"]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.security import regexsafe
-from aiagent.security.config import parse_config
-from aiagent.security.engine import AuditOptions, run_audit
+from aiagent.engines.security import regexsafe
+from aiagent.engines.security.config import parse_config
+from aiagent.engines.security.engine import AuditOptions, run_audit
 
 SLOW = r"(?!zz)(a|aa)+c"  # lookahead: RE2 refuses it, so the time-guarded engine runs it
 RULES = {"rules": [

@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 from sec_helpers import FIXTURES
 
-from aiagent.security.engine import AuditResult
-from aiagent.security.finding import (
+from aiagent.engines.security.engine import AuditResult
+from aiagent.engines.security.finding import (
     AttackChain,
     Category,
     Finding,
@@ -21,9 +21,9 @@ from aiagent.security.finding import (
     Severity,
     assign_fingerprints,
 )
-from aiagent.security.report import get_renderer
-from aiagent.security.report.common import ReportOptions
-from aiagent.security.report.sarif import GITHUB_LIMITS, Limits, as_dict
+from aiagent.engines.security.report import get_renderer
+from aiagent.engines.security.report.common import ReportOptions
+from aiagent.engines.security.report.sarif import GITHUB_LIMITS, Limits, as_dict
 
 LONG_TITLE = ("Untrusted input interpolated into a run script through the pull request title "
               "and then executed by the shell")

@@ -16,9 +16,9 @@ import jsonschema
 import pytest
 from sec_helpers import FIXTURES, GOLDEN
 
-from aiagent.security.config import SecurityConfig
-from aiagent.security.engine import AuditOptions, AuditResult, run_audit
-from aiagent.security.report import FORMATS, get_renderer
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.engine import AuditOptions, AuditResult, run_audit
+from aiagent.engines.security.report import FORMATS, get_renderer
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vulnerable-app"
 SUFFIX = {"table": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "github": "txt",
@@ -83,8 +83,8 @@ def test_json_report_follows_the_finding_schema(result: AuditResult) -> None:
 
 
 def test_github_annotations_escape_properties() -> None:
-    from aiagent.security.finding import Category, Finding, Location, Severity
-    from aiagent.security.report.github import annotation
+    from aiagent.engines.security.finding import Category, Finding, Location, Severity
+    from aiagent.engines.security.report.github import annotation
 
     f = Finding("X-1", "sast", Severity.HIGH, Category.INJECTION, "a: b, c",
                 Location("dir,x/a:b.py", 3, 4), description="line1\nline2 100%")

@@ -16,8 +16,8 @@ from functools import lru_cache
 
 from sec_helpers import source
 
-from aiagent.security.finding import Finding, Severity
-from aiagent.security.scanners.sast import SastScanner
+from aiagent.engines.security.finding import Finding, Severity
+from aiagent.engines.security.scanners.sast import SastScanner
 
 
 @lru_cache(maxsize=1)

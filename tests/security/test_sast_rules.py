@@ -11,9 +11,9 @@ import pytest
 import yaml
 from sec_helpers import HERE, source
 
-from aiagent.security.errors import SecurityConfigError
-from aiagent.security.scanners.sast import SastScanner, builtin_rules
-from aiagent.security.scanners.sast_rules import parse_rule
+from aiagent.engines.security.errors import SecurityConfigError
+from aiagent.engines.security.scanners.sast import SastScanner, builtin_rules
+from aiagent.engines.security.scanners.sast_rules import parse_rule
 
 CASES = yaml.safe_load((HERE / "rule_cases.yaml").read_text())
 PY_3_12_SYNTAX = 'name = input()\nmsg = f"{"nested" + name!r:>{10}}"\ncur.execute(f"SELECT {name}")\n'
@@ -68,7 +68,7 @@ def test_findings_carry_function_and_lines() -> None:
 
 
 def test_custom_regex_rule_with_paths() -> None:
-    from aiagent.security.config import parse_config
+    from aiagent.engines.security.config import parse_config
 
     config = parse_config({"rules": [{
         "id": "CUSTOM-001", "title": "Direct DB", "severity": "high",
@@ -93,7 +93,7 @@ def test_lookaround_regex_runs_under_a_time_guard() -> None:
 def test_catastrophic_regex_does_not_hang() -> None:
     import time
 
-    from aiagent.security.regexsafe import RegexTimeout, SafePattern
+    from aiagent.engines.security.regexsafe import RegexTimeout, SafePattern
 
     pattern = SafePattern(r"(a|aa)+(?=c)$", timeout_s=0.2)
     assert not pattern.linear
@@ -152,8 +152,8 @@ def test_python_audit_compiles_no_fallback_regex(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("import os\n\n\ndef run(host):\n    os.system('ping ' + host)\n")
     code = (
         "import sys\nfrom pathlib import Path\n"
-        "from aiagent.security.config import SecurityConfig\n"
-        "from aiagent.security.engine import AuditOptions, run_audit\n"
+        "from aiagent.engines.security.config import SecurityConfig\n"
+        "from aiagent.engines.security.engine import AuditOptions, run_audit\n"
         "r = run_audit(Path(sys.argv[1]), SecurityConfig(), AuditOptions(jobs=1))\n"
         "print(len(r.findings), 'regex' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,

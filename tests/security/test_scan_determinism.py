@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aiagent.security.config import SecurityConfig
-from aiagent.security.engine import PARALLEL_MIN_FILES, AuditOptions, run_audit
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.engine import PARALLEL_MIN_FILES, AuditOptions, run_audit
 
 PAIR = '''{filler}
 

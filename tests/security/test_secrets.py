@@ -9,10 +9,10 @@ from functools import lru_cache
 
 import pytest
 
-from aiagent.security.config import SecurityConfig
-from aiagent.security.finding import Confidence
-from aiagent.security.scanners.secrets import SecretsScanner
-from aiagent.security.scanners.secrets_rules import load_secret_rules
+from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.finding import Confidence
+from aiagent.engines.security.scanners.secrets import SecretsScanner
+from aiagent.engines.security.scanners.secrets_rules import load_secret_rules
 
 R36 = "Zq8Lw3Np7Rt2Xv6Bn1Mc5Kd9Hf4Gj0Ys8Ua3"  # 36 mixed characters
 R40 = "wJ7rXu2Nq9Lp4Tz8Kd1Vb6Hm3Fs5Gy0Ca7Ee2RtP"

@@ -205,9 +205,9 @@ def test_plain_audit_does_not_load_the_skill_runtime(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from aiagent.cli.security_audit_run import AuditRequest, run\n"
+        "from aiagent.frontends.cli.security_audit_run import AuditRequest, run\n"
         f"code = run(AuditRequest(Path({str(REPO / 'examples' / 'vulnerable-app')!r}), no_cache=True))\n"
-        "print('RUNTIME', 'aiagent.skills.runtime' in sys.modules, code)\n"
+        "print('RUNTIME', 'aiagent.agent.skills.runtime' in sys.modules, code)\n"
     )
     home = tmp_path / "home"
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "XDG_CACHE_HOME": str(home / "c"),

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.security.config import load_config
-from aiagent.security.engine import AuditOptions, run_audit
-from aiagent.security.errors import SecurityConfigError
-from aiagent.security.finding import Severity
-from aiagent.security.scanners.registry import register_scanner, unregister_scanner
-from aiagent.security.scanners.skill_adapter import SkillScannerAdapter
-from aiagent.security.skillfindings import to_findings
-from aiagent.security.skillrules import apply_skill_rules
+from aiagent.engines.security.config import load_config
+from aiagent.engines.security.engine import AuditOptions, run_audit
+from aiagent.engines.security.errors import SecurityConfigError
+from aiagent.engines.security.finding import Severity
+from aiagent.engines.security.scanners.registry import register_scanner, unregister_scanner
+from aiagent.engines.security.scanners.skill_adapter import SkillScannerAdapter
+from aiagent.engines.security.skillfindings import to_findings
+from aiagent.engines.security.skillrules import apply_skill_rules
 
 HIPAA = Path(__file__).resolve().parents[2] / "examples" / "skills" / "hipaa-compliance"
 

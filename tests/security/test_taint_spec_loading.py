@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.security.dataflow.spec import _owners, spec_for, specs
+from aiagent.engines.security.dataflow.spec import _owners, spec_for, specs
 
 LANGUAGES = ("python", "javascript", "typescript", "tsx", "java", "go", "php", "ruby")
 
@@ -29,9 +29,9 @@ def test_python_audit_parses_only_the_python_spec(tmp_path: Path) -> None:
         "import os\nfrom flask import request\n\n\ndef run():\n    os.system(request.args['c'])\n")
     code = (
         "import sys\nfrom pathlib import Path\n"
-        "from aiagent.security.config import SecurityConfig\n"
-        "from aiagent.security.engine import AuditOptions, run_audit\n"
-        "from aiagent.security.dataflow import spec\n"
+        "from aiagent.engines.security.config import SecurityConfig\n"
+        "from aiagent.engines.security.engine import AuditOptions, run_audit\n"
+        "from aiagent.engines.security.dataflow import spec\n"
         "r = run_audit(Path(sys.argv[1]), SecurityConfig(), AuditOptions(scanners=('sast',), jobs=1))\n"
         "print(sorted({f.id for f in r.findings}), spec._parse.cache_info().currsize)\n")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
@@ -43,7 +43,7 @@ def test_python_audit_parses_only_the_python_spec(tmp_path: Path) -> None:
 def test_remembered_lookups_answer_as_fresh_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     """The spec remembers its lookups (names repeat): asked twice, or after the memory is
     cleared at its cap, each lookup answers as the uncached one."""
-    from aiagent.security.dataflow import spec as spec_mod
+    from aiagent.engines.security.dataflow import spec as spec_mod
 
     monkeypatch.setattr(spec_mod, "MEMO_CAP", 7)
     python = spec_for("python")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from aiagent.agent.core.compaction import OMITTED_HEADER, SUMMARY_HEADER, Plan, choose_cut, view
+from aiagent.agent.core.context import ContextWindow
+from aiagent.agent.core.redact import SecretMasker
+from aiagent.agent.core.tokens import budget_for, context_window, message_tokens
 from aiagent.contracts.events import CompactionEvent
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from aiagent.contracts.providers import CompletionRequest
-from aiagent.core.compaction import OMITTED_HEADER, SUMMARY_HEADER, Plan, choose_cut, view
-from aiagent.core.context import ContextWindow
-from aiagent.core.redact import SecretMasker
-from aiagent.core.tokens import budget_for, context_window, message_tokens
 
 
 def _turn(n: int, size: int = 2000) -> list[Message]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from aiagent.skills.host import HostServices
-from aiagent.skills.loader import Source, discover
-from aiagent.skills.permissions import Limits, MemoryGrantStore, PermissionGate
-from aiagent.skills.runtime import SkillRuntime
+from aiagent.agent.skills.host import HostServices
+from aiagent.agent.skills.loader import Source, discover
+from aiagent.agent.skills.permissions import Limits, MemoryGrantStore, PermissionGate
+from aiagent.agent.skills.runtime import SkillRuntime
 
 FIXTURES = Path(__file__).parent / "fixtures" / "skills"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skills"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.skills.lint import lint, load_one, portability
-from aiagent.skills.loader import Source, builtin_dir, discover
+from aiagent.agent.skills.lint import lint, load_one, portability
+from aiagent.agent.skills.loader import Source, builtin_dir, discover
 from aiagent.testing.skills import load_cases, run_cases
 
 BUILTINS = ["apple-dev", "code-review", "core-tools", "cron", "git", "log-analysis",
@@ -49,7 +49,7 @@ def test_seed_skills_are_portable_skill_md(name: str) -> None:
 
 
 def test_apple_dev_references_rules_that_exist_in_the_security_engine() -> None:
-    rules = resources.files("aiagent.security").joinpath("rules")
+    rules = resources.files("aiagent.engines.security").joinpath("rules")
     engine = rules.joinpath("sast/swift.yaml").read_text("utf-8") + rules.joinpath("apple.yaml").read_text("utf-8")
     known = set(re.findall(r"\b((?:IOS-SEC|APPLE-[A-Z]+)-\d{3})\b", engine))
     text = (builtin_dir() / "apple-dev/prompts/security.md").read_text()
@@ -62,7 +62,7 @@ def test_apple_dev_references_rules_that_exist_in_the_security_engine() -> None:
 
 
 def test_apple_dev_triggers_on_a_swift_project(tmp_path: Path) -> None:
-    from aiagent.skills.triggers import TriggerContext, scan_project, why_active
+    from aiagent.agent.skills.triggers import TriggerContext, scan_project, why_active
 
     (tmp_path / "App").mkdir()
     (tmp_path / "App/ContentView.swift").write_text("import SwiftUI\n")
@@ -74,7 +74,7 @@ def test_apple_dev_triggers_on_a_swift_project(tmp_path: Path) -> None:
 
 
 def test_builtin_workflows_do_not_start_starlark_for_every_session() -> None:
-    from aiagent.skills.catalog import SkillCatalog
+    from aiagent.agent.skills.catalog import SkillCatalog
 
     builtin = Source("builtin", builtin_dir())
     assert not SkillCatalog(discover([builtin])).uses_backend("starlark")

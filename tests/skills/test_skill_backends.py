@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from skill_helpers import EXAMPLES, FAST, FIXTURES, make_runtime
 
-from aiagent.skills.backends.base import BackendError
-from aiagent.skills.permissions import PermissionDenied
-from aiagent.skills.tools import guarded
+from aiagent.agent.skills.backends.base import BackendError
+from aiagent.agent.skills.permissions import PermissionDenied
+from aiagent.agent.skills.tools import guarded
 
 
 def run(coro):  # noqa: ANN001, ANN201
@@ -339,7 +339,7 @@ def test_permission_gate_asks_and_remembers(project: Path) -> None:
 
 
 def test_rate_limits_per_turn(tmp_path: Path, project: Path) -> None:
-    from aiagent.skills.permissions import Limits
+    from aiagent.agent.skills.permissions import Limits
 
     folder = tmp_path / "skills" / "busy"
     folder.mkdir(parents=True)

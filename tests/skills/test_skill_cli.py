@@ -137,9 +137,9 @@ def test_help_does_not_import_skills(run_cli) -> None:  # noqa: ANN001
     import subprocess
     import sys
 
-    code = ("import sys; from aiagent.cli import main\n"
+    code = ("import sys; from aiagent.frontends.cli import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in sys.modules if m.startswith('aiagent.skills') or m == 'starlark'))")
+            "print(sorted(m for m in sys.modules if m.startswith('aiagent.agent.skills') or m == 'starlark'))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert proc.stdout.strip().endswith("[]"), proc.stdout
     assert "--skills" in proc.stdout and "--approve-skills" in proc.stdout

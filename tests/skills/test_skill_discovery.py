@@ -7,18 +7,24 @@ from pathlib import Path
 import pytest
 from skill_helpers import FIXTURES
 
-from aiagent.skills.config import SkillConfigError, disabled_names
-from aiagent.skills.deps import resolve
-from aiagent.skills.loader import MAX_PER_SOURCE, Source, default_sources, discover, skill_folders
-from aiagent.skills.manifest import Manifest
-from aiagent.skills.triggers import (
+from aiagent.agent.skills.config import SkillConfigError, disabled_names
+from aiagent.agent.skills.deps import resolve
+from aiagent.agent.skills.loader import (
+    MAX_PER_SOURCE,
+    Source,
+    default_sources,
+    discover,
+    skill_folders,
+)
+from aiagent.agent.skills.manifest import Manifest
+from aiagent.agent.skills.triggers import (
     TriggerContext,
     files_match,
     keyword_match,
     scan_project,
     why_active,
 )
-from aiagent.skills.versions import satisfies
+from aiagent.agent.skills.versions import satisfies
 
 
 def skill(folder: Path, name: str, description: str = "d", extra: str = "") -> Path:

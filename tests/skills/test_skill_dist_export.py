@@ -14,7 +14,7 @@ import pytest
 import yaml
 from skill_helpers import EXAMPLES
 
-from aiagent.skills.skillmd import split_frontmatter
+from aiagent.agent.skills.skillmd import split_frontmatter
 
 STYLE = """---
 name: py-style

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.skills.distribution.names import (
+from aiagent.agent.skills.distribution.names import (
     DistError,
     Request,
     check_name,

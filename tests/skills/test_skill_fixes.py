@@ -11,10 +11,10 @@ from pathlib import Path
 
 from skill_helpers import make_runtime
 
-from aiagent.skills.loader import Source, discover
-from aiagent.skills.prompting import disclosure, index_text
+from aiagent.agent.skills.loader import Source, discover
+from aiagent.agent.skills.prompting import disclosure, index_text
 
-MAX_LISTED = 50  # aiagent.skills.resources.MAX_LISTED
+MAX_LISTED = 50  # aiagent.agent.skills.resources.MAX_LISTED
 
 PDF = (b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n"
        b"stream\n\x00\x01\x02\xff\xfe\x9c\x00x\xda\xed\nendstream\n%%EOF\n")
@@ -123,9 +123,9 @@ def test_same_named_skills_say_once_which_wins_and_why(tmp_path: Path, project: 
     md_skill(tmp_path / "proj", "dup", "project copy\n")
     md_skill(tmp_path / "proj", "solo", "alone\n")
     found = discover([Source("user", tmp_path / "user"), Source("project", tmp_path / "proj")])
-    from aiagent.skills.host import HostServices
-    from aiagent.skills.permissions import MemoryGrantStore, PermissionGate
-    from aiagent.skills.runtime import SkillRuntime
+    from aiagent.agent.skills.host import HostServices
+    from aiagent.agent.skills.permissions import MemoryGrantStore, PermissionGate
+    from aiagent.agent.skills.runtime import SkillRuntime
 
     reports: list[str] = []
     rt = SkillRuntime(found, HostServices(root=project), PermissionGate(MemoryGrantStore(), str(project)),
@@ -207,7 +207,7 @@ def test_prompt_injections_accumulate(tmp_path: Path, project: Path) -> None:
 
 
 def test_injections_are_bounded(tmp_path: Path) -> None:
-    from aiagent.skills.hooks import MAX_INJECTED, HookBus
+    from aiagent.agent.skills.hooks import MAX_INJECTED, HookBus
 
     bus = HookBus()
     for i in range(100):

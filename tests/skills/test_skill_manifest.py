@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from skill_helpers import EXAMPLES, FIXTURES
 
-from aiagent.skills.loader import read_skill
-from aiagent.skills.manifest import ManifestError, load_manifest
+from aiagent.agent.skills.loader import read_skill
+from aiagent.agent.skills.manifest import ManifestError, load_manifest
 
 
 def write(folder: Path, text: str, name: str = "SKILL.yaml") -> Path:

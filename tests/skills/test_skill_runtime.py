@@ -10,13 +10,13 @@ from typing import Any
 
 from skill_helpers import EXAMPLES, FIXTURES, make_runtime
 
+from aiagent.agent.skills.manifest import Manifest
+from aiagent.agent.skills.prompting import index_text
+from aiagent.agent.skills.tools import ActivateSkillTool
+from aiagent.agent.skills.wiring import core_hooks
 from aiagent.contracts.events import ApprovalRequestEvent
 from aiagent.contracts.hooks import ToolCall
 from aiagent.contracts.tools import ToolContext, ToolResult
-from aiagent.skills.manifest import Manifest
-from aiagent.skills.prompting import index_text
-from aiagent.skills.tools import ActivateSkillTool
-from aiagent.skills.wiring import core_hooks
 from aiagent.testing.skills import SkillHarness, run_cases
 
 
@@ -156,7 +156,7 @@ def test_invoke_skill_between_skills(tmp_path: Path, project: Path) -> None:
         await rt.activate("caller")
         await rt.activate("rude")
         assert await rt.call("caller", "tool", "yell", {"w": "hey"}) == "HEY!"
-        from aiagent.skills.tools import guarded
+        from aiagent.agent.skills.tools import guarded
 
         result = await guarded(rt.call("rude", "tool", "rude", {}))
         assert result.is_error and "skill:invoke" in result.content
@@ -166,7 +166,7 @@ def test_invoke_skill_between_skills(tmp_path: Path, project: Path) -> None:
 
 
 def test_scaffolds_pass_their_own_tests(tmp_path: Path) -> None:
-    from aiagent.skills.scaffold import TEMPLATES, create
+    from aiagent.agent.skills.scaffold import TEMPLATES, create
 
     async def go() -> None:
         for kind, backend in TEMPLATES:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from skill_helpers import make_runtime
 
+from aiagent.agent.skills.tools import ActivateSkillTool
 from aiagent.contracts.tools import ToolContext
-from aiagent.skills.tools import ActivateSkillTool
 
 
 def write(folder: Path, files: dict[str, str | bytes]) -> Path:

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from skill_helpers import make_runtime
 
-from aiagent.skills.host import HostServices, SkillHost, limited_env
-from aiagent.skills.manifest import load_manifest
-from aiagent.skills.permissions import PermissionDenied, in_scope
+from aiagent.agent.skills.host import HostServices, SkillHost, limited_env
+from aiagent.agent.skills.manifest import load_manifest
+from aiagent.agent.skills.permissions import PermissionDenied, in_scope
 
 SECRETS = {"OPENAI_API_KEY": "sk-openai-secret", "ANTHROPIC_API_KEY": "sk-ant-secret",
            "GITHUB_TOKEN": "ghp_secret", "AWS_SECRET_ACCESS_KEY": "aws-secret", "DB_PASSWORD": "pw"}

@@ -18,7 +18,7 @@ BAD = {**GOOD, "name": "bad-one", "types": ["nonsense"]}
 DISCOVER = """
 import json, sys
 from pathlib import Path
-from aiagent.skills.loader import discover, Source
+from aiagent.agent.skills.loader import discover, Source
 found = discover([Source("user", Path(sys.argv[1]))])
 print(json.dumps({"ok": sorted(found.skills), "broken": [b.error for b in found.broken],
                   "jsonschema": "jsonschema" in sys.modules}))

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from aiagent.agent.core.conversation import Conversation
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from aiagent.core.conversation import Conversation
-from aiagent.store.db import StoreError
-from aiagent.store.sessions import SessionRecorder, SessionStore
+from aiagent.infra.store.db import StoreError
+from aiagent.infra.store.sessions import SessionRecorder, SessionStore
 
 WRITER = """
 import sys
 from pathlib import Path
-from aiagent.core.conversation import Conversation
+from aiagent.agent.core.conversation import Conversation
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from aiagent.store.sessions import SessionRecorder, SessionStore
+from aiagent.infra.store.sessions import SessionRecorder, SessionStore
 
 path, session, name, turns = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 store = SessionStore.open(path=path)

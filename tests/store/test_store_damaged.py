@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from aiagent.contracts.messages import Message
-from aiagent.store.db import DamagedDatabase, StoreError
-from aiagent.store.sessions import SessionStore
+from aiagent.infra.store.db import DamagedDatabase, StoreError
+from aiagent.infra.store.sessions import SessionStore
 
 PAGE = 4096
 

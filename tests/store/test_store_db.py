@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.store import db
+from aiagent.infra.store import db
 
 
 def test_creates_database_in_xdg_data_dir_with_wal(tmp_path: Path) -> None:

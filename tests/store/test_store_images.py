@@ -10,8 +10,8 @@ from pathlib import Path
 from PIL import Image
 
 from aiagent.contracts.messages import ImagePart, Message, ToolResultBlock, ToolUseBlock
-from aiagent.store.messages import dumps, loads
-from aiagent.store.sessions import SessionStore
+from aiagent.infra.store.messages import dumps, loads
+from aiagent.infra.store.sessions import SessionStore
 
 
 def _png() -> str:

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from aiagent.agent.core.conversation import Conversation
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from aiagent.core.conversation import Conversation
-from aiagent.store.sessions import SessionNotFound, SessionRecorder, SessionStore, repair_tail
+from aiagent.infra.store.sessions import SessionNotFound, SessionRecorder, SessionStore, repair_tail
 
 
 @pytest.fixture

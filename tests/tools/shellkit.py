@@ -11,9 +11,9 @@ from typing import Any
 
 import psutil
 
+from aiagent.agent.tools.base import ToolRegistry
+from aiagent.agent.tools.shell import shutdown
 from aiagent.contracts.tools import ToolContext, ToolResult
-from aiagent.tools.base import ToolRegistry
-from aiagent.tools.shell import shutdown
 
 
 class Shell:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tool_harness import Harness
 
-from aiagent.tools.patch import PatchError, parse_patch, patch_paths
+from aiagent.agent.tools.patch import PatchError, parse_patch, patch_paths
 
 
 def patch(body: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.tools.tool_harness import Harness
 
-from aiagent.tools.ast import KINDS, compiled, matches_in, shortcuts
+from aiagent.agent.tools.ast import KINDS, compiled, matches_in, shortcuts
 
 #: One sample per grammar with a function `foo`, a class `A` deriving `B`, and a call of `bar`.
 SAMPLES = {
@@ -30,14 +30,14 @@ EXPECTED = {"function": "foo", "class": "A", "call": "bar", "derives": "B"}
 
 
 def test_every_grammar_has_shortcuts_and_a_sample() -> None:
-    from aiagent.syntax.treesitter import GRAMMARS
+    from aiagent.infra.syntax.treesitter import GRAMMARS
 
     assert set(SAMPLES) == set(GRAMMARS) == set(shortcuts())
 
 
 @pytest.mark.parametrize("language", sorted(SAMPLES))
 def test_every_shortcut_compiles_and_finds_its_construct(language: str) -> None:
-    from aiagent.syntax.treesitter import parse
+    from aiagent.infra.syntax.treesitter import parse
 
     _, source = SAMPLES[language]
     tree = parse(language, source.encode())

@@ -2,7 +2,7 @@
 
 Each vector's program appends to a marker file. Every test first shows that plain git
 (without our hardening) in that repository DOES run it, so the test is real; then that the
-git tools, the checkpoints and a call prepared by :mod:`aiagent.process.git` do not, and
+git tools, the checkpoints and a call prepared by :mod:`aiagent.infra.process.git` do not, and
 still give the right answer.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from tool_harness import Harness
 
-from aiagent.core.checkpoints import Checkpoints
-from aiagent.process.git import config_env, overrides, prepare
+from aiagent.agent.core.checkpoints import Checkpoints
+from aiagent.infra.process.git import config_env, overrides, prepare
 
 EVIL = """#!/bin/sh
 echo "$0 $*" >> '{marker}'
@@ -364,7 +364,7 @@ def test_the_skill_host_git_functions(repo: Repo) -> None:
     import asyncio
     from types import SimpleNamespace
 
-    from aiagent.skills.host import HostServices, SkillHost
+    from aiagent.agent.skills.host import HostServices, SkillHost
 
     repo.config("core.fsmonitor", repo.evil)
     (repo.root / ".gitattributes").write_text("*.txt diff=conv\n")

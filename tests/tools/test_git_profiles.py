@@ -7,9 +7,9 @@ import subprocess
 import pytest
 from tool_harness import Harness
 
+from aiagent.agent.tools.base import BUILTIN_TOOLS, ToolRegistry
+from aiagent.agent.tools.profiles import PROFILES, expand_groups, profile_tools
 from aiagent.contracts.tools import ToolEffect, ToolError
-from aiagent.tools.base import BUILTIN_TOOLS, ToolRegistry
-from aiagent.tools.profiles import PROFILES, expand_groups, profile_tools
 
 
 def repo(ws: Harness) -> None:

@@ -11,8 +11,8 @@ import zlib
 
 from PIL import Image
 
+from aiagent.agent.tools.images import Images, image_part
 from aiagent.contracts.messages import ImagePart
-from aiagent.tools.images import Images, image_part
 
 
 def _image(fmt: str, size: tuple[int, int] = (3, 2)) -> bytes:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tests.tools.tool_harness import Harness
 
-from aiagent.process.jsonrpc import _HeaderInbox
+from aiagent.infra.process.jsonrpc import _HeaderInbox
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
 FAKE = Path(__file__).with_name("lsp_fake_server.py")
@@ -37,13 +37,13 @@ class Workspace(Harness):
         self.ctx.settings.update(lsp(**extra))
 
     def close(self) -> None:
-        from aiagent.tools.base import release_tool_state
+        from aiagent.agent.tools.base import release_tool_state
 
         asyncio.run(release_tool_state(self.ctx.state))
 
     def run(self, name: str, args: dict[str, Any], **settings: Any) -> Any:
         # one event loop for the whole test: the servers live as long as the workspace
-        from aiagent.tools.base import validate_args
+        from aiagent.agent.tools.base import validate_args
 
         tool = self.registry.get(name)
         assert tool is not None
@@ -58,7 +58,7 @@ class Workspace(Harness):
         return self._loop
 
     def stop(self) -> None:
-        from aiagent.tools.base import release_tool_state
+        from aiagent.agent.tools.base import release_tool_state
 
         self.loop.run_until_complete(release_tool_state(self.ctx.state))
         self.loop.close()

@@ -168,7 +168,7 @@ def test_kill_9_of_the_agent_kills_its_commands(clean_env: dict[str, str], tmp_p
 
 
 def test_a_skill_command_goes_through_the_runner(tmp_path: Path, marker: str) -> None:
-    from aiagent.skills.execution import run_command
+    from aiagent.agent.skills.execution import run_command
 
     env = {"PATH": os.environ["PATH"]}
     script = escapes(marker) + "echo out; echo err >&2; sleep 60"

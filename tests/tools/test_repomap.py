@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from tests.tools.tool_harness import Harness
 
+from aiagent.agent.tools import repomap
+from aiagent.agent.tools.repomap import RepoMapPrompt, TagCache, build_map, mentioned
 from aiagent.testing import FakeLLM, Turn
-from aiagent.tools import repomap
-from aiagent.tools.repomap import RepoMapPrompt, TagCache, build_map, mentioned
 
 
 def write(root: Path, files: dict[str, str]) -> None:

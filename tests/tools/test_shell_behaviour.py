@@ -9,9 +9,9 @@ from pathlib import Path
 
 from shellkit import Shell, drive
 
-from aiagent.tools.shell.capture import Capture
-from aiagent.tools.shell.tools import split_background, wall_seconds
-from aiagent.tools.shell.truncate import formatted_truncate, truncate_middle
+from aiagent.agent.tools.shell.capture import Capture
+from aiagent.agent.tools.shell.tools import split_background, wall_seconds
+from aiagent.agent.tools.shell.truncate import formatted_truncate, truncate_middle
 
 
 def test_inactivity_timeout_and_activity_extends_it(tmp_path: Path) -> None:

@@ -13,9 +13,13 @@ from pathlib import Path
 import pytest
 from shellkit import Shell, drive
 
-from aiagent.tools.base import ToolRegistry, validate_args
-from aiagent.tools.shell.env import TAG_VARIABLE, command_env
-from aiagent.tools.shell.truncate import approx_token_count, formatted_truncate, truncate_middle
+from aiagent.agent.tools.base import ToolRegistry, validate_args
+from aiagent.agent.tools.shell.env import TAG_VARIABLE, command_env
+from aiagent.agent.tools.shell.truncate import (
+    approx_token_count,
+    formatted_truncate,
+    truncate_middle,
+)
 
 WARN = "Warning: truncated output (original token count: {})\nTotal output lines: {}\n\n"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tool_harness import Harness
 
-from aiagent.sandbox import detect
+from aiagent.infra.sandbox import detect
 
 
 def _sandbox_settings() -> dict[str, object]:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from aiagent.agent.tools.prompts import shell_bg_prompt
+from aiagent.agent.tools.shell import shutdown
+from aiagent.agent.tools.shell.tags import ShellTagParser, cap, extract_commands, run_shell_tags
 from aiagent.contracts.tools import ToolContext
-from aiagent.tools.prompts import shell_bg_prompt
-from aiagent.tools.shell import shutdown
-from aiagent.tools.shell.tags import ShellTagParser, cap, extract_commands, run_shell_tags
 
 ANSWER = "Let me look.\n\n<shell>ls -a</shell> then <shell>\necho one\n</shell> done"
 

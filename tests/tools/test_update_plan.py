@@ -11,15 +11,15 @@ from typing import Any
 import jsonschema
 import pytest
 
+from aiagent.agent.permissions.policy import MODES, PermissionPolicy
+from aiagent.agent.tools.base import ToolRegistry, validate_args
+from aiagent.agent.tools.plan import MAX_STEP_CHARS, MAX_STEPS, UpdatePlanTool, last_plan, plans
+from aiagent.agent.tools.profiles import PROFILES, expand_groups
 from aiagent.contracts.events import AgentEvent, PlanStep, PlanUpdatedEvent
 from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.contracts.tools import ToolContext, ToolResult
-from aiagent.permissions.policy import MODES, PermissionPolicy
-from aiagent.store import db
-from aiagent.store.approvals import ApprovalStore
-from aiagent.tools.base import ToolRegistry, validate_args
-from aiagent.tools.plan import MAX_STEP_CHARS, MAX_STEPS, UpdatePlanTool, last_plan, plans
-from aiagent.tools.profiles import PROFILES, expand_groups
+from aiagent.infra.store import db
+from aiagent.infra.store.approvals import ApprovalStore
 
 GOOD = {"explanation": "Start with the parser.",
         "plan": [{"step": "Read the parser", "status": "completed"},

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from aiagent.agent.tools.base import ToolRegistry
 from aiagent.contracts.tools import ToolContext, ToolError
-from aiagent.tools.base import ToolRegistry
 
 LOOPBACK = {"allow_networks": ["127.0.0.1/32"]}
 PAGE = b"""<html><head><title>Docs page</title><style>body{color:red}</style>
@@ -197,7 +197,7 @@ def test_web_search(server: str) -> None:
 
 
 def test_approval_like_any_network_tool(tmp_path: Any) -> None:
-    from aiagent.permissions.policy import PermissionPolicy
+    from aiagent.agent.permissions.policy import PermissionPolicy
 
     tool = ToolRegistry().get("web_fetch")
     verdicts = []

@@ -6,7 +6,7 @@ import os
 
 from tool_harness import Harness
 
-from aiagent.tools.workspace import resolve_path
+from aiagent.agent.tools.workspace import resolve_path
 
 
 def test_outside_refused_with_clear_message(ws: Harness, tmp_path) -> None:
@@ -48,7 +48,7 @@ def test_resolve_relative(ws: Harness) -> None:
 def test_open_parent_walks_without_following_symlinks(ws: Harness, tmp_path) -> None:
     import pytest
 
-    from aiagent.tools.workspace import ChangedUnderfootError, open_parent
+    from aiagent.agent.tools.workspace import ChangedUnderfootError, open_parent
 
     with open_parent(ws.ctx, ws.root.resolve() / "a" / "b" / "f.txt", create=True) as parent:
         assert parent.name == "f.txt"

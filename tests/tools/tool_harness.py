@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.base import ToolRegistry, validate_args
 from aiagent.contracts.tools import ToolContext, ToolResult
-from aiagent.tools.base import ToolRegistry, validate_args
 
 
 class Harness:

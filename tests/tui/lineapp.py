@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.ui.tui.app import InteractiveApp
-from aiagent.ui.tui.terminal import TermInfo
+from aiagent.frontends.tui.app import InteractiveApp
+from aiagent.frontends.tui.terminal import TermInfo
 
 
 def run_app(lines: list[str], env: dict[str, str], cwd: Path, monkeypatch: pytest.MonkeyPatch,

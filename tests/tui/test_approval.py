@@ -9,7 +9,7 @@ from rich.console import Console
 
 from aiagent.contracts.events import ApprovalRequestEvent
 from aiagent.contracts.tools import ToolEffect
-from aiagent.ui.tui.approval import STOP, answer_text, approval_panel, key_map, pack
+from aiagent.frontends.tui.approval import STOP, answer_text, approval_panel, key_map, pack
 
 
 def render(event: ApprovalRequestEvent, width: int) -> list[str]:
@@ -54,7 +54,7 @@ def test_shell_panel_fits_and_shows_every_option(width: int) -> None:
 
 
 def test_skill_permission_dialog() -> None:
-    from aiagent.skills.approvals import skill_request
+    from aiagent.agent.skills.approvals import skill_request
 
     event = skill_request("kubernetes", ["file:read", "shell:exec", "net:fetch"])
     assert event.tool == "skill:kubernetes" and event.options == ("once", "always", "deny")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.core.checkpoints import Checkpoints
+from aiagent.agent.core.checkpoints import Checkpoints
 
 pytestmark = pytest.mark.skipif(not Checkpoints.available(), reason="git is not installed")
 

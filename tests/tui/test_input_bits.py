@@ -9,11 +9,11 @@ from typing import Any
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from aiagent.ui.tui.app import running_jobs
-from aiagent.ui.tui.commands import Command, CommandTable
-from aiagent.ui.tui.completion import CommandCompleter, InputCompleter, PathCompleter
-from aiagent.ui.tui.input import expand_pastes
-from aiagent.ui.tui.terminal import decode_keys, detect, is_dark
+from aiagent.frontends.tui.app import running_jobs
+from aiagent.frontends.tui.commands import Command, CommandTable
+from aiagent.frontends.tui.completion import CommandCompleter, InputCompleter, PathCompleter
+from aiagent.frontends.tui.input import expand_pastes
+from aiagent.frontends.tui.terminal import decode_keys, detect, is_dark
 
 
 def test_decode_keys() -> None:
@@ -85,10 +85,10 @@ def test_running_jobs_found_in_tool_state() -> None:
 def test_workflow_skills_are_slash_commands(tmp_path: Path) -> None:
     from skillproject import write_all
 
-    from aiagent.skills.host import HostServices
-    from aiagent.skills.loader import Source, discover
-    from aiagent.skills.permissions import Limits, MemoryGrantStore, PermissionGate
-    from aiagent.skills.runtime import SkillRuntime
+    from aiagent.agent.skills.host import HostServices
+    from aiagent.agent.skills.loader import Source, discover
+    from aiagent.agent.skills.permissions import Limits, MemoryGrantStore, PermissionGate
+    from aiagent.agent.skills.runtime import SkillRuntime
 
     write_all(tmp_path)
     runtime = SkillRuntime(discover([Source("project", tmp_path / ".agent" / "skills")]),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aiagent.ui.tui.markdown_stream import MarkdownStream, stable_boundary
+from aiagent.frontends.tui.markdown_stream import MarkdownStream, stable_boundary
 
 
 def test_boundary_after_a_blank_line() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from aiagent.ui.tui.mentions import attach_mentions, list_files, rank, with_dirs
+from aiagent.frontends.tui.mentions import attach_mentions, list_files, rank, with_dirs
 
 
 def make_tree(root: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aiagent.ui.tui.preview import preview_diff
+from aiagent.frontends.tui.preview import preview_diff
 
 
 def test_write_file_preview(tmp_path: Path) -> None:

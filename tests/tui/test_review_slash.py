@@ -111,7 +111,7 @@ class _EscWhenAsked:
 
 def test_esc_stops_a_review_while_the_model_is_answering(
         ui_env: dict[str, str], project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from aiagent.ui.tui import running
+    from aiagent.frontends.tui import running
 
     _changed_repo(project)
     with FakeLLM([Turn(text=json.dumps({"findings": [BUG]}), stall=8)]) as fake:

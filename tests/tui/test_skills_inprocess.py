@@ -16,7 +16,7 @@ from aiagent.testing import FakeLLM, ToolCall, Turn
 @pytest.fixture
 def env(ui_env: dict[str, str], project: Path) -> dict[str, str]:
     """The user's environment, with the project trusted (its skills have code)."""
-    from aiagent.config.trust import TrustStore, store_file
+    from aiagent.infra.config.trust import TrustStore, store_file
 
     TrustStore(store_file(ui_env)).add(project)
     return {**ui_env, "AIAGENT_NO_HISTORY": "1"}
@@ -70,7 +70,7 @@ def test_always_is_recorded_and_deny_is_not(env: dict[str, str], project: Path,
                             monkeypatch, width=100)
     assert code == 0
     assert "wants to activate" not in out and "✓ skill peek active" in out
-    from aiagent.skills.permissions import SqliteGrantStore
+    from aiagent.agent.skills.permissions import SqliteGrantStore
 
     grants = SqliteGrantStore(env).grants("peek")
     assert [(g.permission, g.scope) for g in grants] == [("file:read", "always")]

@@ -17,6 +17,7 @@ import pytest
 from lineapp import run_app
 from snapshots import assert_fits, check_golden
 
+from aiagent.agent.tools.textio import unified_diff
 from aiagent.contracts.events import (
     ApprovalRequestEvent,
     FileDiffEvent,
@@ -26,14 +27,13 @@ from aiagent.contracts.events import (
     ToolResultEvent,
     TurnEndEvent,
 )
-from aiagent.tools.textio import unified_diff
-from aiagent.ui.tui.approval import approval_panel
-from aiagent.ui.tui.firstframe import STARTING, banner_lines, hint_line
-from aiagent.ui.tui.preview import preview_diff
-from aiagent.ui.tui.render import diff_text, make_console
-from aiagent.ui.tui.status import Status, status_line
-from aiagent.ui.tui.terminal import TermInfo
-from aiagent.ui.tui.view import TurnView
+from aiagent.frontends.tui.approval import approval_panel
+from aiagent.frontends.tui.firstframe import STARTING, banner_lines, hint_line
+from aiagent.frontends.tui.preview import preview_diff
+from aiagent.frontends.tui.render import diff_text, make_console
+from aiagent.frontends.tui.status import Status, status_line
+from aiagent.frontends.tui.terminal import TermInfo
+from aiagent.frontends.tui.view import TurnView
 
 WIDTHS = (60, 80, 120, 200)
 ANSWER = """# Where the configuration is read
@@ -116,8 +116,8 @@ def test_streamed_markdown_answer(width: int) -> None:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_approval_box(width: int, tmp_path: Path) -> None:
+    from aiagent.agent.tools.base import ToolRegistry
     from aiagent.contracts.tools import effect_of
-    from aiagent.tools.base import ToolRegistry
 
     tools = ToolRegistry()  # the panel reads the tool's declared effect, as the loop sends it
     shell = ApprovalRequestEvent("a1", "shell_command", "run tests", {"command": LONG_COMMAND},

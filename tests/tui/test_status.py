@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aiagent.contracts.messages import Usage
-from aiagent.ui.tui.status import Status, hint_line, status_line, tokens
+from aiagent.frontends.tui.status import Status, hint_line, status_line, tokens
 
 
 def full() -> Status:

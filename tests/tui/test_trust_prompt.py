@@ -8,7 +8,7 @@ import pytest
 from lineapp import run_app
 from skillproject import write_peek
 
-from aiagent.config.trust import TrustStore, store_file
+from aiagent.infra.config.trust import TrustStore, store_file
 from aiagent.testing import FakeLLM
 
 QUESTION = "Trust this folder?"

@@ -18,11 +18,11 @@ from aiagent.contracts.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from aiagent.frontends.tui.app import InteractiveApp
+from aiagent.frontends.tui.render import make_console
+from aiagent.frontends.tui.terminal import TermInfo
+from aiagent.frontends.tui.view import PlainView, TurnView
 from aiagent.testing import FakeLLM, ToolCall, Turn
-from aiagent.ui.tui.app import InteractiveApp
-from aiagent.ui.tui.render import make_console
-from aiagent.ui.tui.terminal import TermInfo
-from aiagent.ui.tui.view import PlainView, TurnView
 
 TERM = TermInfo(tty=False, color=False, dark=True, width=60)
 ARGS = {"explanation": "parser first",

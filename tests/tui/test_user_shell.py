@@ -15,9 +15,9 @@ from pathlib import Path
 
 import psutil
 
-from aiagent.ui.tui.app import InteractiveApp
-from aiagent.ui.tui.shell import run_user_shell
-from aiagent.ui.tui.terminal import TermInfo
+from aiagent.frontends.tui.app import InteractiveApp
+from aiagent.frontends.tui.shell import run_user_shell
+from aiagent.frontends.tui.terminal import TermInfo
 
 PLAIN = TermInfo(tty=False, color=False, dark=True, width=80)
 

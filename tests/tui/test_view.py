@@ -17,9 +17,9 @@ from aiagent.contracts.events import (
     TurnEndEvent,
 )
 from aiagent.contracts.messages import Usage
-from aiagent.ui.tui.render import make_console
-from aiagent.ui.tui.terminal import TermInfo
-from aiagent.ui.tui.view import PlainView, TurnView
+from aiagent.frontends.tui.render import make_console
+from aiagent.frontends.tui.terminal import TermInfo
+from aiagent.frontends.tui.view import PlainView, TurnView
 
 TERM = TermInfo(tty=False, color=False, dark=True, width=60)
 ANSWER = "# Plan\n\nI will **fix** it:\n\n1. read\n2. edit\n\n```python\nx = 1\n```\n\nDone."

@@ -329,7 +329,7 @@ def test_remote_host_needs_allow_remote(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("host", ["localhost", "::1"])
 def test_loopback_names_need_no_flag(host: str) -> None:
-    from aiagent.ui.web.guard import allowed_hosts, is_loopback
+    from aiagent.frontends.web.guard import allowed_hosts, is_loopback
 
     assert is_loopback(host) and not is_loopback("192.168.1.5") and not is_loopback("example.com")
     assert "127.0.0.1:8000" in allowed_hosts(host, 8000)

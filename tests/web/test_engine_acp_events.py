@@ -12,7 +12,7 @@ from aiagent.contracts.events import (
     ToolOutputEvent,
     ToolResultEvent,
 )
-from aiagent.ui.web.acp_events import UpdateMapper, permission_options, permission_outcome
+from aiagent.frontends.web.acp_events import UpdateMapper, permission_options, permission_outcome
 
 
 def text(value: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.web.serving import sse_events, start_server
 
-from aiagent.ui.web.turnlog import TurnLog, parse_event_id
+from aiagent.frontends.web.turnlog import TurnLog, parse_event_id
 
 
 async def _read(log: TurnLog, after: int) -> list[bytes]:

@@ -58,7 +58,7 @@ def test_a_hosted_engines_plan_is_shown_the_same_way() -> None:
     """Another ACP engine's ``plan`` update becomes our plan event; a malformed or huge
     one is left out, never raised."""
     from aiagent.contracts.events import PlanStep, PlanUpdatedEvent
-    from aiagent.ui.web.acp_events import UpdateMapper
+    from aiagent.frontends.web.acp_events import UpdateMapper
 
     mapper = UpdateMapper()
     good = {"sessionUpdate": "plan", "entries": [

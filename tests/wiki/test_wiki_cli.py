@@ -184,8 +184,8 @@ def test_failed_run_leaves_the_previous_wiki(run_cli, repo: Path) -> None:
 
 
 def test_write_that_fails_midway_keeps_the_previous_wiki(tmp_path: Path) -> None:
-    from aiagent.wiki.pages import Page
-    from aiagent.wiki.render import write_wiki
+    from aiagent.engines.wiki.pages import Page
+    from aiagent.engines.wiki.render import write_wiki
 
     out = tmp_path / "wiki"
     write_wiki([Page("index.md", "Overview", "old\n")], out, "markdown", "t")

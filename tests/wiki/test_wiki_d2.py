@@ -13,8 +13,8 @@ from test_wiki_cli import make_repo
 from test_wiki_diagrams import HOSTILE, blocks, hostile_repo
 from test_wiki_xcode import ios_app, package_only
 
-from aiagent.wiki.diagrams import Graph, to_d2
-from aiagent.wiki.modeldiagrams import fenced_text, parse
+from aiagent.engines.wiki.diagrams import Graph, to_d2
+from aiagent.engines.wiki.modeldiagrams import fenced_text, parse
 
 
 def need_d2() -> None:

@@ -245,13 +245,18 @@ def test_model_diagrams_render_and_the_site_builds_strict(run_cli: Any, repo: Pa
 
 
 def test_briefings_stay_bounded_on_a_large_project() -> None:
-    from aiagent.wiki.assemble import Context
-    from aiagent.wiki.briefing import config, deep_briefing, module_briefing, synthesis_briefing
-    from aiagent.wiki.cluster import cluster
-    from aiagent.wiki.model import build_model
-    from aiagent.wiki.pages import Links
-    from aiagent.wiki.scan import scan
-    from aiagent.wiki.steering import Steering
+    from aiagent.engines.wiki.assemble import Context
+    from aiagent.engines.wiki.briefing import (
+        config,
+        deep_briefing,
+        module_briefing,
+        synthesis_briefing,
+    )
+    from aiagent.engines.wiki.cluster import cluster
+    from aiagent.engines.wiki.model import build_model
+    from aiagent.engines.wiki.pages import Links
+    from aiagent.engines.wiki.scan import scan
+    from aiagent.engines.wiki.steering import Steering
 
     src = Path(__file__).resolve().parents[2] / "src" / "aiagent"
     model = build_model(scan(src, Steering()))

@@ -16,9 +16,9 @@ from typing import Any
 from test_wiki_cli import make_repo
 from test_wiki_model_passes import good_answer, kind_of, kinds, prompt_of, run_wiki
 
+from aiagent.engines.wiki.cluster import Module
+from aiagent.engines.wiki.passes import levels, prerequisites
 from aiagent.testing import FakeLLM, Turn
-from aiagent.wiki.cluster import Module
-from aiagent.wiki.passes import levels, prerequisites
 
 HOLD = 30.0
 
@@ -54,10 +54,10 @@ def test_with_one_call_at_a_time_it_is_still_bottom_up(run_cli: Any, tmp_path: P
 
 
 def levels_of(repo: Path) -> list[list[str]]:
-    from aiagent.wiki.cluster import cluster
-    from aiagent.wiki.model import build_model
-    from aiagent.wiki.scan import scan
-    from aiagent.wiki.steering import Steering
+    from aiagent.engines.wiki.cluster import cluster
+    from aiagent.engines.wiki.model import build_model
+    from aiagent.engines.wiki.scan import scan
+    from aiagent.engines.wiki.steering import Steering
 
     return levels(cluster(build_model(scan(repo, Steering()))))
 

@@ -65,7 +65,7 @@ def test_ci_wins_over_a_terminal(clean_env: dict[str, str], tmp_path: Path) -> N
 
 
 def test_modules_and_usage_hook_plain() -> None:
-    from aiagent.wiki.progress import Progress
+    from aiagent.engines.wiki.progress import Progress
 
     out = io.StringIO()
     progress = Progress(out, live=False)
@@ -82,7 +82,7 @@ def test_modules_and_usage_hook_plain() -> None:
 
 
 def test_modules_and_usage_hook_live() -> None:
-    from aiagent.wiki.progress import Progress
+    from aiagent.engines.wiki.progress import Progress
 
     out = io.StringIO()
     ticks = iter(range(100))

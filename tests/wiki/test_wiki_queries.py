@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from aiagent.syntax.treesitter import parse
-from aiagent.wiki.extract import _imports, import_queries
+from aiagent.engines.wiki.extract import _imports, import_queries
+from aiagent.infra.syntax.treesitter import parse
 
 SAMPLES = {
     "javascript": (b"import a from './a';\nconst b = require('./b');\nexport * from './c';\n", ["./a", "./b", "./c"]),

@@ -30,7 +30,7 @@ PAGES = [
 
 
 def _pages() -> list:
-    from aiagent.wiki.pages import Page
+    from aiagent.engines.wiki.pages import Page
 
     return [Page(*p) for p in PAGES]
 
@@ -49,7 +49,7 @@ def _check_golden(name: str, text: str) -> None:
 
 
 def test_hugo_front_matter_sections_and_links_golden(tmp_path: Path) -> None:
-    from aiagent.wiki.render import write_wiki
+    from aiagent.engines.wiki.render import write_wiki
 
     out = tmp_path / "site"
     write_wiki(_pages(), out, "hugo", 'Demo "wiki"')
@@ -64,7 +64,7 @@ def test_hugo_front_matter_sections_and_links_golden(tmp_path: Path) -> None:
 
 
 def test_docusaurus_front_matter_and_sidebars_golden(tmp_path: Path) -> None:
-    from aiagent.wiki.render import write_wiki
+    from aiagent.engines.wiki.render import write_wiki
 
     out = tmp_path / "site"
     write_wiki(_pages(), out, "docusaurus", 'Demo "wiki"')
@@ -79,7 +79,7 @@ def test_docusaurus_front_matter_and_sidebars_golden(tmp_path: Path) -> None:
 
 
 def test_docusaurus_sidebar_names_every_page_once(tmp_path: Path) -> None:
-    from aiagent.wiki.sites import doc_id, sidebar
+    from aiagent.engines.wiki.sites import doc_id, sidebar
 
     def ids(items: list) -> list[str]:
         found: list[str] = []
@@ -140,8 +140,8 @@ def test_bad_output_and_format(run_cli, tmp_path: Path) -> None:
 
 
 def test_unknown_format_in_the_library_writes_nothing(tmp_path: Path) -> None:
-    from aiagent.wiki.errors import WikiError
-    from aiagent.wiki.render import write_wiki
+    from aiagent.engines.wiki.errors import WikiError
+    from aiagent.engines.wiki.render import write_wiki
 
     with pytest.raises(WikiError, match="unknown format 'pdf'"):
         write_wiki(_pages(), tmp_path / "w", "pdf", "t")

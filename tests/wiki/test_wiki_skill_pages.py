@@ -111,7 +111,7 @@ def test_disabled_skill_adds_nothing_and_named_skill_does(run_cli, tmp_path: Pat
 
 
 def test_inert_markdown_unit() -> None:
-    from aiagent.wiki.skillpages import inert_markdown
+    from aiagent.engines.wiki.skillpages import inert_markdown
 
     text = inert_markdown("a <b>x</b> [y](/etc/passwd) [z](mailto:a@b.c)\n```\n<i>\n")
     assert text == "a &lt;b>x&lt;/b> y [z](mailto:a@b.c)\n```\n<i>\n```\n"

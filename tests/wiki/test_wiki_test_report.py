@@ -95,7 +95,7 @@ def test_missing_test_command_is_a_note(run_cli, trusted_env: dict[str, str], tm
 def test_detection_order_and_npm_placeholder(tmp_path: Path) -> None:
     import json
 
-    from aiagent.wiki.testrun import detect
+    from aiagent.engines.wiki.testrun import detect
 
     (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": 'echo "Error: no test specified" && exit 1'}}))
     assert detect(tmp_path) is None
@@ -146,8 +146,8 @@ test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out
     ("counts", "✔ Test run with 4 tests in 2 suites passed after 0.003 seconds.", {"passed": 4, "failed": 0, "skipped": 0}, None),
 ])
 def test_result_parsers(parser: str, text: str, counts: dict[str, int], failure: tuple[str, str] | None) -> None:
-    from aiagent.wiki import testparse
-    from aiagent.wiki.testrun import TestResult
+    from aiagent.engines.wiki import testparse
+    from aiagent.engines.wiki.testrun import TestResult
 
     result = TestResult("x")
     {"go": testparse.go_json, "cargo": testparse.cargo, "counts": testparse.counts}[parser](text, result)
@@ -157,8 +157,8 @@ def test_result_parsers(parser: str, text: str, counts: dict[str, int], failure:
 
 
 def test_junit_that_is_not_xml_is_no_result(tmp_path: Path) -> None:
-    from aiagent.wiki import testparse
-    from aiagent.wiki.testrun import TestResult
+    from aiagent.engines.wiki import testparse
+    from aiagent.engines.wiki.testrun import TestResult
 
     bad = tmp_path / "j.xml"
     bad.write_text("<testsuite><testcase name='a'>")

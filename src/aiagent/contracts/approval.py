@@ -4,7 +4,7 @@ The loop asks the injected policy before every tool call. A policy answers allow
 (with a reason the model reads) or ask; on ask, the loop sends an ``approval_request``
 event and waits for the front-end's answer, then tells the policy via :meth:`record`.
 The real policy (modes, saved grants, headless refusals) is
-:class:`aiagent.permissions.policy.PermissionPolicy`; :class:`AllowAll` is for tests and
+:class:`aiagent.agent.permissions.policy.PermissionPolicy`; :class:`AllowAll` is for tests and
 trusted automation.
 """
 

@@ -6,7 +6,7 @@ the command it acts on) and ``async run(args, ctx) -> ToolResult``. Arguments ar
 against the schema before ``run`` is called. A tool signals a failure the model should read by
 raising :class:`ToolError` or returning ``ToolResult(..., is_error=True)``; anything else it
 raises is caught by the loop and reported to the model too. The registry of tools lives in
-:mod:`aiagent.tools.base`.
+:mod:`aiagent.agent.tools.base`.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from log_scenarios import db_pool_deploy, mixed_formats, oom_loop
 
-from aiagent.pipelines.logs import formats, rules
-from aiagent.pipelines.logs.source import open_log
-from aiagent.pipelines.logs.static import analyse
+from aiagent.engines.logs import formats, rules
+from aiagent.engines.logs.source import open_log
+from aiagent.engines.logs.static import analyse
 
 
 def report_of(text: str) -> dict[str, Any]:
@@ -104,7 +104,7 @@ def test_times_far_apart_stay_bounded() -> None:
 def test_a_log_of_unique_errors_keeps_bounded_clusters(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every line its own template: the cluster table is pruned (hot ones too), every
     line is still counted."""
-    from aiagent.pipelines.logs import analyzer
+    from aiagent.engines.logs import analyzer
 
     monkeypatch.setattr(analyzer, "MAX_HOT_CLUSTERS", 40)
     monkeypatch.setattr(analyzer, "MAX_CLUSTERS", 200)

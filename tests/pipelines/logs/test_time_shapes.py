@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aiagent.pipelines.logs.timeparse import find_time, parse_time, time_at
+from aiagent.engines.logs.timeparse import find_time, parse_time, time_at
 
 LINES = [
     "2024-05-01 12:00:00,668 INFO  [http-11] POST /orders/1 took 11ms",
@@ -31,7 +31,7 @@ def test_a_line_that_differs_where_the_stamp_was_is_parsed_in_full() -> None:
 
 
 def test_the_long_line_check_finds_every_line_over_the_limit() -> None:
-    from aiagent.pipelines.logs.analyzer import _long_line
+    from aiagent.engines.logs.analyzer import _long_line
 
     limit = 100
     short = b"x" * 40 + b"\n"
@@ -43,7 +43,7 @@ def test_the_long_line_check_finds_every_line_over_the_limit() -> None:
 
 
 def test_a_long_line_inside_a_block_is_cut_at_the_limit() -> None:
-    from aiagent.pipelines.logs.analyzer import Analyzer
+    from aiagent.engines.logs.analyzer import Analyzer
 
     analysis = Analyzer()
     long_error = b"2024-05-01 12:00:00 ERROR " + b"A" * (analysis.max_line * 2) + b"\n"

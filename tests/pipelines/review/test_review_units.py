@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from aiagent.pipelines.review.findings import ReviewFinding, gate
-from aiagent.pipelines.review.forge import _fingerprint_of
-from aiagent.pipelines.review.hunks import parse
-from aiagent.pipelines.review.model import MAX_ANSWER_CHARS, clean_path, parse_answer
-from aiagent.pipelines.review.text import fence, markdown_safe
+from aiagent.engines.review.findings import ReviewFinding, gate
+from aiagent.engines.review.forge import _fingerprint_of
+from aiagent.engines.review.hunks import parse
+from aiagent.engines.review.model import MAX_ANSWER_CHARS, clean_path, parse_answer
+from aiagent.engines.review.text import fence, markdown_safe
 
 DIFF = """\
 diff --git a/m.py b/m.py

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.sandbox import detect, writable_paths
+from aiagent.infra.sandbox import detect, writable_paths
 
 
 @pytest.fixture

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
+from aiagent.agent.tools import files, patching
+from aiagent.agent.tools.base import ToolRegistry
 from aiagent.contracts.tools import ToolContext, ToolResult
-from aiagent.tools import files, patching
-from aiagent.tools.base import ToolRegistry
 
 RACE_SECONDS = 2.0
 PATCH_UPDATE = "*** Begin Patch\n*** Update File: sub/f.txt\n@@\n-{old}\n+{new}\n*** End Patch"

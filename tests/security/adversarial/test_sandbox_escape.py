@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent import sandbox
+from aiagent.infra import sandbox
 
 CANARY = "sk-canary-7d3e91c4b2"
 # the nearest ancestor whose command line holds "--headless" (split so this text does not)

@@ -63,7 +63,7 @@ def test_masked_evidence_keeps_a_prefix_and_a_stable_hash(run_cli, leaky: Path,
 
 
 def test_a_clean_line_is_kept_as_it_is() -> None:
-    from aiagent.security.redaction import evidence
+    from aiagent.engines.security.redaction import evidence
 
     line = "subprocess.call(user_input, shell=True)  # see the docs"
     assert evidence(line) == line

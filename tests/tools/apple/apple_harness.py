@@ -13,8 +13,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.base import ToolRegistry, validate_args
 from aiagent.contracts.tools import ToolContext, ToolResult
-from aiagent.tools.base import ToolRegistry, validate_args
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "ios-app"
@@ -38,7 +38,7 @@ let package = Package(
 
 
 def registry() -> ToolRegistry:
-    from aiagent.tools.apple import assets, datamodel, discovery, signing, swiftpm
+    from aiagent.agent.tools.apple import assets, datamodel, discovery, signing, swiftpm
 
     reg = ToolRegistry(lazy={})
     for module in (assets, datamodel, discovery, signing, swiftpm):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from apple_harness import EXAMPLE, copy_example, err, ok_json
 
-from aiagent.tools.apple.assets import generated_symbol
+from aiagent.agent.tools.apple.assets import generated_symbol
 
 
 def test_example_catalog() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from apple_harness import EXAMPLE, calls, copy_example, err, ok_json, replay
 
-from aiagent.tools.apple.asciiplist import MAX_DEPTH, PlistError, loads
+from aiagent.agent.tools.apple.asciiplist import MAX_DEPTH, PlistError, loads
 
 
 def test_reader_golden() -> None:
@@ -116,7 +116,7 @@ def test_broken_pbxproj_is_named_and_the_good_project_still_works(tmp_path: Path
 
 
 def test_huge_pbxproj_is_refused_before_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from aiagent.tools.apple import asciiplist
+    from aiagent.agent.tools.apple import asciiplist
 
     root = copy_example(tmp_path)
     _second_project(root, "{ objects = {}; rootObject = X; }" + " " * 4096)

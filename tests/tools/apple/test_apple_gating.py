@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.skills.host import HostServices
-from aiagent.skills.loader import Source, builtin_dir, discover
-from aiagent.skills.permissions import MemoryGrantStore, PermissionGate
-from aiagent.skills.runtime import SkillRuntime
-from aiagent.tools.apple import TOOLS
-from aiagent.tools.apple.gating import missing_executable, offered, platform_problem
-from aiagent.tools.profiles import GROUPS
+from aiagent.agent.skills.host import HostServices
+from aiagent.agent.skills.loader import Source, builtin_dir, discover
+from aiagent.agent.skills.permissions import MemoryGrantStore, PermissionGate
+from aiagent.agent.skills.runtime import SkillRuntime
+from aiagent.agent.tools.apple import TOOLS
+from aiagent.agent.tools.apple.gating import missing_executable, offered, platform_problem
+from aiagent.agent.tools.profiles import GROUPS
 
 AIAGENT = str(Path(sys.executable).with_name("aiagent"))
 

@@ -70,7 +70,7 @@ def test_on_linux_the_macos_only_ones_are_not_offered(tmp_path: Path, clean_env:
     env = {**clean_env, "AIAGENT_APPLE_PLATFORM": "linux"}
     listing = subprocess.run([AIAGENT, "tools", "list"], cwd=tmp_path, env=env, capture_output=True,
                              text=True, timeout=60).stdout
-    from aiagent.tools.apple.gating import offered
+    from aiagent.agent.tools.apple.gating import offered
 
     names = ["xcode_project_info", "xcode_assets", "codesign_doctor", "swift_build", "codesign_verify",
              "xcode_build"]

@@ -182,7 +182,7 @@ def test_identities_need_macos_here(project: Path) -> None:
 def test_macos_path_with_fake_security(project: Path, fake_bin: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The macOS code path: identities from `security find-identity`, profiles through
     `security cms -D` (replayed), and an identity that matches no profile certificate."""
-    from aiagent.tools.apple import invoke
+    from aiagent.agent.tools.apple import invoke
 
     plist = profile_plist()
     sha1 = hashlib.sha1(plist["DeveloperCertificates"][0]).hexdigest().upper()  # noqa: S324

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from apple_harness import FIXTURES, call, calls, err, replay
 
-from aiagent.tools.apple import swift_output
+from aiagent.agent.tools.apple import swift_output
 
 MANIFEST = '''// swift-tools-version:5.9
 import PackageDescription

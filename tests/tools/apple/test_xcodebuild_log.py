@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from aiagent.tools.apple.buildlog import CAPS, MAX_LINE, BuildLog, parse_text
+from aiagent.agent.tools.apple.buildlog import CAPS, MAX_LINE, BuildLog, parse_text
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 LOGS = sorted(p.name for p in FIXTURES.glob("*.log"))

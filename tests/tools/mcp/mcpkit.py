@@ -26,7 +26,7 @@ def settings_for(workspace: Path, servers: dict[str, dict[str, object]], **mcp: 
     """Settings of ``workspace`` with ``servers`` in the user config."""
     import tomli_w
 
-    from aiagent.config.settings import Settings
+    from aiagent.infra.config.settings import Settings
 
     cfg = Path(os.environ["XDG_CONFIG_HOME"]) / "aiagent"
     cfg.mkdir(parents=True, exist_ok=True)

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import pytest
 from mcpkit import settings_for, stdio_entry
 
-from aiagent.tools.mcp.config import McpConfigError, discover, expand, parse_entry
-from aiagent.tools.mcp.tools import check_tool
+from aiagent.agent.tools.mcp.config import McpConfigError, discover, expand, parse_entry
+from aiagent.agent.tools.mcp.tools import check_tool
 
 
 def test_toml_and_json_sources_first_wins(home: Path, tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_tool_names_and_schemas_from_a_server_are_checked(tool: str, schema: obj
 def test_untrusted_project_config_cannot_add_servers(home: Path, tmp_path: Path) -> None:
     import tomli_w
 
-    from aiagent.config.settings import Settings
+    from aiagent.infra.config.settings import Settings
 
     project = tmp_path / "p"
     (project / ".agent").mkdir(parents=True)

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from mcpkit import SERVER
 
+from aiagent.agent.tools.mcp.config import ServerConfig, parse_entry
+from aiagent.agent.tools.mcp.connection import McpConnection, McpOptions, ServerDown
+from aiagent.agent.tools.mcp.tools import McpTool, ReadResourceTool
 from aiagent.contracts.tools import ToolContext, ToolError
-from aiagent.tools.mcp.config import ServerConfig, parse_entry
-from aiagent.tools.mcp.connection import McpConnection, McpOptions, ServerDown
-from aiagent.tools.mcp.tools import McpTool, ReadResourceTool
 
 
 def stdio(name: str = "t", **extra: object) -> ServerConfig:

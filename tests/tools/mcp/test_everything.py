@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from aiagent.agent.tools.mcp.config import parse_entry
+from aiagent.agent.tools.mcp.connection import McpConnection, McpOptions
+from aiagent.agent.tools.mcp.tools import McpTool, ReadResourceTool, check_tool
 from aiagent.contracts.tools import ToolContext
-from aiagent.tools.mcp.config import parse_entry
-from aiagent.tools.mcp.connection import McpConnection, McpOptions
-from aiagent.tools.mcp.tools import McpTool, ReadResourceTool, check_tool
 
 VAR = "AIAGENT_MCP_EVERYTHING"
 

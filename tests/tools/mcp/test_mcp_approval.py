@@ -7,10 +7,10 @@ import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 
-from aiagent.permissions.policy import PermissionPolicy
-from aiagent.store import db
-from aiagent.store.approvals import ApprovalStore
-from aiagent.tools.mcp.tools import McpTool
+from aiagent.agent.permissions.policy import PermissionPolicy
+from aiagent.agent.tools.mcp.tools import McpTool
+from aiagent.infra.store import db
+from aiagent.infra.store.approvals import ApprovalStore
 
 
 def mcp_tool(name: str) -> McpTool:

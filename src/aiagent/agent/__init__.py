@@ -1,0 +1,1 @@
+"""The agent: the loop (core), its tools, skills and the permission policy."""

@@ -1,0 +1,1 @@
+"""Tools the model can call. See :mod:`aiagent.agent.tools.base` for the contract."""

@@ -1,0 +1,434 @@
+"""The streaming static analysis: blocks of lines in, cluster statistics out.
+
+Every line is counted at C speed: a line's *key* is the line with its digits and hex
+letters turned into ``0`` (``bytes.translate``), the keys of a block are counted with a
+``Counter``, and only a key not seen before is parsed and mined with drain3. Only lines
+whose key is a warning or worse are visited one by one: their event (a stack trace is
+one event), time, exemplars and context. Where a key's timestamp sits is learnt once
+(one anchored match per line after that), and a one-line event that is not kept as an
+exemplar is only counted and placed in time. Nothing is sampled: counts, the first error
+and the change points come from every line. Memory is bounded: the key cache is cleared
+past its limit, exemplars are capped, the timeline coarsens.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Callable
+from itertools import compress
+
+from aiagent.engines.logs import events as ev
+from aiagent.engines.logs.events import ClusterStats, Exemplar, KeyInfo, OpenEvent
+from aiagent.engines.logs.formats import ERROR, RANK, WARNING, parse_line
+from aiagent.engines.logs.mining import Miner
+from aiagent.engines.logs.rules import limits, patterns
+from aiagent.engines.logs.timeline import Timeline
+from aiagent.engines.logs.timeparse import Where, find_time, parse_time, time_at
+
+KEY_TABLE = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
+STATUS = re.compile(rb'" ([45])\d\d ')  # an access log's 4xx/5xx: digits vanish from keys
+KEY_BYTES_LIMIT = 16 * 1024 * 1024
+MAX_CLUSTERS = 20000  # info-level ones hold a message only
+MAX_HOT_CLUSTERS = 2000  # error and warning ones hold two exemplars each
+SAMPLES = 64  # lines per block whose time places the block's volume on the timeline
+Progress = Callable[[int, int], None]
+
+
+def decode(line: bytes, limit: int = 1000) -> str:
+    return line[:limit * 4].decode("utf-8", "replace")[:limit].rstrip("\r")
+
+
+def _long_line(block: bytes, limit: int) -> bool:
+    """Whether ``block`` may hold a line longer than ``limit`` bytes: such a line fills
+    a whole window of ``limit // 2`` bytes with no newline (checked at C speed)."""
+    width = max(1, limit // 2)
+    return any(block.find(b"\n", at, at + width) < 0
+               for at in range(0, len(block) - width + 1, width))
+
+
+class Analyzer:
+    """``feed`` blocks of whole lines in order; read the results off the attributes."""
+
+    def __init__(self, on_progress: Progress | None = None) -> None:
+        cfg = limits()
+        self.max_line = int(cfg["read"]["max_line_bytes"])
+        self.context = int(cfg["report"]["context_lines"])
+        self.max_keys = int(cfg["mining"]["max_keys"])
+        self.rules = patterns()
+        self.miner = Miner()
+        self.timeline = Timeline(int(cfg["report"]["timeline_buckets"]))
+        self.on_progress = on_progress
+        self.bytes = self.lines = self.events = self.inner_lines = self.pruned_lines = 0
+        self.blank_lines = self.pruned_events = 0
+        self.levels: Counter[int] = Counter()
+        self.formats: Counter[str] = Counter()
+        self.clusters: dict[int, ClusterStats] = {}
+        self.first_error: Exemplar | None = None
+        self.first_error_cluster: int | None = None
+        self.timed: bool | None = None  # the axis: seconds (True) or line numbers
+        self.start_at: float | None = None
+        self.end_at: float | None = None
+        self._keys: dict[bytes, KeyInfo] = {}
+        self._key_bytes = 0
+        self._hot: set[bytes] = set()
+        self._stamps: dict[bytes, Where | None] = {}  # where a shape's time is
+        self._stamp_values: dict[str, float | None] = {}  # recent stamps, read
+        self._last_at: float | None = None
+        self._tail: list[bytes] = []
+        self._open: OpenEvent | None = None
+        self._awaiting: list[Exemplar] = []
+        self._held = b""
+        self._hot_clusters = 0
+        self._rng = random.Random(0)  # exemplar sampling: the same log, the same report
+        self._orphans: list[bytes] = []
+
+    # ---- one block -------------------------------------------------------------------
+
+    def feed(self, block: bytes) -> None:
+        """Analyse a block of whole lines. Its last line is held back until the next
+        block (or :meth:`finish`), so that every line has the line after it at hand."""
+        data = self._held + block
+        cut = data.rfind(b"\n", 0, len(data) - 1)
+        if cut < 0:
+            self._held = data
+            return
+        self._held = data[cut + 1:]
+        self._feed(data[:cut + 1])
+
+    def finish(self) -> None:
+        held, self._held = self._held, b""
+        if held:
+            self._feed(held)
+
+    def _feed(self, block: bytes) -> None:
+        raw = block.split(b"\n")
+        raw.pop()
+        keys = block.translate(KEY_TABLE).split(b"\n")
+        keys.pop()
+        if _long_line(block, self.max_line) and max(map(len, raw)) > self.max_line:
+            raw = [line[:self.max_line] for line in raw]
+            keys = [key[:self.max_line] for key in keys]
+        self._mark_status(block, keys)
+        counts = Counter(keys)
+        self._learn(counts, keys, raw)
+        self._count(counts)
+        self._place_volume(raw, keys)
+        start = self._go_on(raw, keys)
+        if not self._hot.isdisjoint(counts):
+            for i in list(compress(range(len(keys)), map(self._hot.__contains__, keys))):
+                if i >= start:
+                    start = self._event(i, raw, keys, start)
+        self._keep_tail(raw, keys, start)
+        self.lines += len(raw)
+        self.bytes += len(block)
+        if self.on_progress is not None:
+            self.on_progress(self.bytes, self.lines)
+
+    def _mark_status(self, block: bytes, keys: list[bytes]) -> None:
+        line, pos = 0, 0
+        for m in STATUS.finditer(block):
+            line += block.count(b"\n", pos, m.start())
+            pos = m.start()
+            if line < len(keys):
+                keys[line] += b" <" + m.group(1) + b"xx>"
+
+    def _learn(self, counts: Counter[bytes], keys: list[bytes], raw: list[bytes]) -> None:
+        new = [key for key in counts if key not in self._keys]
+        if not new:
+            return
+        if len(self._keys) + len(new) > self.max_keys or self._key_bytes > KEY_BYTES_LIMIT:
+            self._keys.clear()
+            self._hot.clear()
+            self._stamps.clear()
+            self._key_bytes = 0
+            new = list(counts)
+        if len(new) <= 16:  # the usual case: a few new shapes in a block of known ones
+            sample = {key: raw[keys.index(key)] for key in new}
+        else:
+            sample = dict(zip(keys, raw, strict=True))
+        for key in new:
+            info = self._classify(decode(sample[key], self.max_line))
+            self._keys[key] = info
+            self._key_bytes += len(key)
+            if info.cluster is not None and info.level >= WARNING:
+                self._hot.add(key)
+
+    def _classify(self, text: str) -> KeyInfo:
+        if not text.strip():
+            return KeyInfo(None, 0, ev.BLANK, "blank")
+        if self.rules.continuation.match(text):
+            return KeyInfo(None, 0, ev.CONTINUATION, "continuation")
+        parsed = parse_line(text)
+        kind = ev.FRAME_TAIL if self.rules.after_frame.match(text) else ev.LINE
+        cluster = self.miner.mine(parsed.message[:2000] or text[:2000])
+        level = RANK[parsed.level]
+        stats = self.clusters.get(cluster)
+        if stats is None:
+            if len(self.clusters) >= MAX_CLUSTERS:
+                self._prune()
+            stats = self.clusters[cluster] = ClusterStats(cluster, parsed.message[:400])
+        if level >= WARNING > stats.level:
+            if self._hot_clusters >= MAX_HOT_CLUSTERS:
+                self._prune(hot=True)
+            self._hot_clusters += 1
+        stats.level = max(stats.level, level)
+        stats.formats.add(parsed.format)
+        return KeyInfo(cluster, level, kind, parsed.format)
+
+    def _prune(self, hot: bool = False) -> None:
+        """Too many clusters (a log of unique lines): forget the smaller half of the
+        info-level ones, or (``hot``) of the error and warning ones, by events. Lines
+        counted before stay counted; lines of theirs that come later count as
+        ``pruned_lines`` (no level, no cluster)."""
+        kept = [c for c in self.clusters.values() if (c.level >= WARNING) == hot]
+        kept.sort(key=lambda c: (c.events, c.count))
+        gone = {stats.cluster_id for stats in kept[:len(kept) // 2 + 1]}
+        for cluster_id in gone:  # their lines so far stay in the level and format counts
+            del self.clusters[cluster_id]
+        for key in [k for k, info in self._keys.items() if info.cluster in gone]:
+            del self._keys[key]
+            self._stamps.pop(key, None)
+            self._hot.discard(key)
+        if hot:
+            self._hot_clusters -= len(gone)
+
+    def _count(self, counts: Counter[bytes]) -> None:
+        for key, n in counts.items():
+            info = self._keys.get(key)
+            if info is None:  # its cluster was pruned while this block was learnt
+                self.pruned_lines += n
+                self.events += n
+                continue
+            if info.kind == ev.BLANK:
+                self.blank_lines += n
+                continue
+            if info.cluster is None:
+                self.inner_lines += n
+                continue
+            self.clusters[info.cluster].count += n
+            self.levels[info.level] += n
+            self.formats[info.format] += n
+            self.events += n
+
+    def _uncount(self, key: bytes) -> None:
+        """A line counted as its own event turned out to be inside a stack trace."""
+        info = self._keys.get(key)
+        if info is not None and info.cluster is not None:
+            self.clusters[info.cluster].count -= 1
+            self.levels[info.level] -= 1
+            self.formats[info.format] -= 1
+            self.events -= 1
+            self.inner_lines += 1
+
+    def _held_kind(self) -> int | None:
+        """The kind of the line held back for the next block (learnt now if new)."""
+        if not self._held:
+            return None
+        raw = self._held.rstrip(b"\n")[:self.max_line]
+        keys = [raw.translate(KEY_TABLE)]
+        self._mark_status(raw, keys)
+        if keys[0] not in self._keys:
+            self._learn(Counter(keys), keys, [raw])
+        return self._kind(keys[0])
+
+    def _kind(self, key: bytes) -> int:
+        info = self._keys.get(key)
+        return info.kind if info is not None else ev.LINE
+
+    # ---- time ------------------------------------------------------------------------
+
+    def _place_volume(self, raw: list[bytes], keys: list[bytes]) -> None:
+        """Put the block's lines on the timeline: the times of a few lines, and the lines
+        between two of them spread evenly over the time between."""
+        if not raw:
+            return
+        step = max(1, len(raw) // SAMPLES)
+        picks = sorted({*range(0, len(raw), step), len(raw) - 1})
+        times = [self._head_time(keys[i], raw[i]) for i in picks]
+        if self.timed is None:
+            self.timed = any(t is not None for t in times)
+        if not self.timed:
+            self.timeline.add_span(self.lines + 1, self.lines + len(raw), len(raw))
+            return
+        known = [(i, t) for i, t in zip(picks, times, strict=True) if t is not None]
+        if not known:
+            return
+        prev_i, prev_t = -1, self._last_at if self._last_at is not None else known[0][1]
+        for i, at in known:
+            self.timeline.add_span(prev_t, at, i - prev_i)
+            prev_i, prev_t = i, at
+            self._saw_time(at)
+        if prev_i < len(raw) - 1:
+            self.timeline.add(prev_t, "lines", len(raw) - 1 - prev_i)
+
+    def _saw_time(self, at: float) -> None:
+        self._last_at = at
+        self.start_at = at if self.start_at is None else min(self.start_at, at)
+        self.end_at = at if self.end_at is None else max(self.end_at, at)
+
+    def axis(self, line: int, at: float | None) -> float:
+        if self.timed and at is not None:
+            return at
+        return float(line) if not self.timed else (self._last_at or 0.0)
+
+    # ---- events ----------------------------------------------------------------------
+
+    def _go_on(self, raw: list[bytes], keys: list[bytes]) -> int:
+        """Lines at the top of this block that belong to the previous block's last event,
+        and the after-context its exemplars still wait for. Returns the first free line."""
+        start, opened_exemplars = 0, set()
+        if self._open is not None:
+            opened, self._open = self._open, None
+            start = self._extend(opened, raw, keys, 0)
+            if self._open is None:
+                opened_exemplars = {id(ex) for ex in opened.exemplars}
+                self._awaiting.extend(opened.exemplars)
+        waiting, self._awaiting = self._awaiting, []
+        for ex in waiting:
+            self._fill_after(ex, raw, start if id(ex) in opened_exemplars else 0)
+        return start
+
+    def _extend(self, event: OpenEvent, raw: list[bytes], keys: list[bytes], j: int) -> int:
+        """Absorb the lines from ``j`` that continue ``event``; the index after them."""
+        rules = self.rules
+        while j < len(raw):
+            kind = self._kind(keys[j])
+            following = self._kind(keys[j + 1]) if j + 1 < len(raw) else self._held_kind()
+            if not ev.joins(kind, event.last_kind, following):
+                break
+            if kind == ev.FRAME_TAIL:
+                self._uncount(keys[j])
+            if event.keep and len(event.lines) < rules.event_max_lines \
+                    and event.chars < rules.event_max_chars:
+                text = decode(raw[j])
+                event.lines.append(text)
+                event.chars += len(text)
+            event.last_kind = kind if kind != ev.BLANK else event.last_kind
+            j += 1
+        if j == len(raw):
+            self._open = event
+        return j
+
+    def _event(self, i: int, raw: list[bytes], keys: list[bytes], floor: int) -> int:
+        """Count the event led by line ``i``; keep it as an exemplar when it is its
+        cluster's first or the reservoir sample picks it. Returns the index after it."""
+        info = self._keys.get(keys[i])
+        stats = self.clusters.get(info.cluster) if info and info.cluster is not None else None
+        if stats is None or info is None:  # pruned while this block was read
+            self.pruned_events += 1
+            return i + 1
+        stats.events += 1
+        first_error = info.level >= ERROR and self.first_error is None
+        keep = stats.first is None or first_error or self._rng.random() * stats.events < 1
+        if not keep and info.kind == ev.LINE and self._one_line(i, raw, keys):
+            at = self._head_time(keys[i], raw[i])
+            if at is not None:  # counted only: no lines kept, no context needed
+                self._arrive(stats, info.level, self.lines + i + 1, at)
+                return i + 1
+        begin = i
+        if info.kind == ev.FRAME_TAIL:  # a bare traceback: its frames come before it
+            while begin > floor and self._kind(keys[begin - 1]) == ev.CONTINUATION \
+                    and i - begin < self.rules.event_max_lines:
+                begin -= 1
+        prefix: list[bytes] = []
+        if info.kind == ev.FRAME_TAIL and begin == 0 and floor == 0:
+            prefix = self._orphans  # its frames ended the previous block
+        lines = [decode(line) for line in [*prefix, *raw[begin:i + 1]]] if keep else []
+        event = OpenEvent(lines, sum(map(len, lines)), info.kind, [], keep=keep)
+        after = self._keys.get(keys[i + 1]) if i + 1 < len(raw) else None
+        if after is not None and after.kind == ev.LINE:  # the common case: a one-line event
+            end = i + 1
+        else:
+            end = self._extend(event, raw, keys, i + 1)
+        at = self._head_time(keys[i], raw[i])
+        before: list[str] | None = None
+        if at is None or keep:
+            before = self._before(raw, begin, bool(prefix))
+            at = at if at is not None else self._time_above(before)
+        self._arrive(stats, info.level, self.lines + i + 1, at)
+        if keep and before is not None:
+            ex = Exemplar(self.lines + i + 1, at if self.timed else None, event.lines, before,
+                          need_after=self.context)
+            self._keep(stats, ex, first_error)
+            event.exemplars.append(ex)
+            if end < len(raw):
+                self._fill_after(ex, raw, end)
+        return end
+
+    def _one_line(self, i: int, raw: list[bytes], keys: list[bytes]) -> bool:
+        """Whether the event led by line ``i`` ends with it (the next line is known to be
+        an ordinary one in this block)."""
+        after = self._keys.get(keys[i + 1]) if i + 1 < len(raw) else None
+        return after is not None and after.kind == ev.LINE
+
+    def _head_time(self, key: bytes, line: bytes) -> float | None:
+        """The time on an event's head line. Where the stamp sits is learnt once per
+        shape (key): the lines of a shape have their digits in the same places."""
+        head = decode(line, 200)
+        where = self._stamps.get(key, False)
+        if where is False:
+            at, self._stamps[key] = find_time(head)
+            return at
+        if where is None:
+            return parse_time(head)
+        if len(self._stamp_values) > 4096:
+            self._stamp_values.clear()
+        return time_at(head, where, self._stamp_values)
+
+    def _arrive(self, stats: ClusterStats, level: int, line: int, at: float | None) -> None:
+        """An event of ``stats`` at ``at`` (None: no time): arrivals and the timeline."""
+        if at is not None and self.timed:
+            self._saw_time(at)
+        where = self.axis(line, at)
+        stats.arrivals.add(where)
+        self.timeline.add(where, "errors" if level >= ERROR else "warnings")
+
+    def _keep_tail(self, raw: list[bytes], keys: list[bytes], free: int) -> None:
+        """Remember the lines before the next block: trailing continuation lines that no
+        event took (a bare traceback's frames, whose exception line may come next) and
+        the context lines above them."""
+        if self._open is not None:
+            free = len(raw)
+        cap = self.rules.event_max_lines
+        r = len(raw)
+        while r > free and len(raw) - r < cap and self._kind(keys[r - 1]) == ev.CONTINUATION:
+            r -= 1
+        if r == 0 and free == 0:
+            self._orphans = (self._orphans + raw)[-cap:]
+            return
+        self._orphans = raw[r:]
+        if self.context:
+            self._tail = (self._tail + raw[:r][-self.context:])[-self.context:]
+
+    def _time_above(self, before: list[str]) -> float | None:
+        """The time of the nearest line above an event whose head has none."""
+        for text in reversed(before):
+            at = parse_time(text)
+            if at is not None:
+                return at
+        return self._last_at
+
+    def _before(self, raw: list[bytes], begin: int, past_orphans: bool = False) -> list[str]:
+        lines = raw[max(0, begin - self.context):begin]
+        if len(lines) < self.context and begin < self.context:
+            earlier = self._tail if past_orphans else self._tail + self._orphans
+            missing = self.context - len(lines)
+            lines = earlier[max(0, len(earlier) - missing):] + lines
+        return [decode(line, 400) for line in lines]
+
+    def _fill_after(self, ex: Exemplar, raw: list[bytes], start: int) -> None:
+        take = raw[start:start + ex.need_after]
+        ex.after.extend(decode(line, 400) for line in take)
+        ex.need_after -= len(take)
+        if ex.need_after > 0:
+            self._awaiting.append(ex)
+
+    def _keep(self, stats: ClusterStats, ex: Exemplar, first_error: bool) -> None:
+        if stats.first is None:
+            stats.first = ex
+        else:
+            stats.sample = ex
+        if first_error:
+            self.first_error, self.first_error_cluster = ex, stats.cluster_id

@@ -1,0 +1,85 @@
+"""Taint rules: which dataflow sink hits (``aiagent.engines.security.dataflow``) are findings.
+
+A rule names sink classes and what must reach them (``requires``). Code that implements
+a sink is not a sink of itself: a hit is dropped in the spec's ``internal_paths`` for its
+class, and, unless tainted data reaches it, in a file that defines a function of the
+sink's own name (a driver's ``execute`` calling its cursor's ``execute``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiagent.engines.security.dataflow import (
+    SinkHit,
+    Value,
+    analyze,
+    query_source,
+    supported,
+)
+from aiagent.engines.security.dataflow.spec import spec_for
+from aiagent.engines.security.scanners.sast_rules import SastRule
+
+
+def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any, data: bytes,
+                  captures: dict[str, list[Any]] | None = None) -> list[tuple[SastRule, Any]]:
+    """(rule, node) for every hit a rule accepts; most severe rule first per node and CWE.
+    ``captures``: the nodes of :func:`taint_query` already queried by the caller."""
+    if not rules or not supported(language):
+        return []
+    hits, defined = analyze(language, root, data, captures)
+    spec = spec_for(language)
+    assert spec is not None, language
+    internal = spec.internal_paths
+    out: list[tuple[SastRule, Any]] = []
+    seen: set[tuple[int, int, str]] = set()
+    for hit in hits:
+        cls = hit.sink.sink_class
+        in_internal = cls in internal and internal[cls].fullmatch("/" + rel) is not None
+        for rule in rules:  # sorted most severe first
+            if cls not in rule.sinks or not accepts(rule, hit):
+                continue
+            if in_internal or (not hit.value.tainted and _implements(hit, defined)):
+                continue
+            key = (hit.node.start_byte, hit.node.end_byte, rule.cwe)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append((rule, hit.node))
+    return out
+
+
+def taint_query(language: str) -> str:
+    """The query patterns the taint analysis of ``language`` needs ("" if none), to be
+    joined into the caller's one query pass over each file."""
+    return query_source(language) if supported(language) else ""
+
+
+def accepts(rule: SastRule, hit: SinkHit) -> bool:
+    value, sink = hit.value, hit.sink
+    if rule.requires == "call":
+        return True
+    if value.safe_for(sink.sink_class):
+        return False
+    if sink.text is not None and not sink.text.search(value.text):
+        return False
+    if rule.requires == "literal":
+        return value.literal and not value.dynamic and _text_ok(rule, value)
+    if rule.requires == "dynamic":
+        return value.dynamic
+    if rule.sources and not set(rule.sources) & value.sources:
+        return False
+    if value.tainted:
+        return True
+    if rule.requires != "built" or not value.built:
+        return False
+    return _text_ok(rule, value)
+
+
+def _text_ok(rule: SastRule, value: Value) -> bool:
+    return rule.text is None or rule.text.search(value.text.encode("utf-8", "replace"))
+
+
+def _implements(hit: SinkHit, defined: frozenset[str]) -> bool:
+    method = hit.name.rsplit(".", 1)[-1]
+    return "." in hit.name and method in defined

@@ -1,0 +1,105 @@
+"""Stage 6: write the pages as plain Markdown, or as an MkDocs, Hugo or Docusaurus project
+(see :mod:`aiagent.engines.wiki.sites`), atomically.
+
+The wiki is built in a temporary folder beside ``output`` and swapped in only when complete,
+so a failed run leaves the previous wiki as it was. MkDocs output is ``mkdocs.yml`` plus the
+pages under ``docs/`` (MkDocs refuses a docs folder that holds its own config file); Hugo's
+pages go under ``content/``, Docusaurus's under ``docs/``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from aiagent.engines.wiki.errors import WikiError
+from aiagent.engines.wiki.pages import Page
+
+FORMATS = ("markdown", "mkdocs", "hugo", "docusaurus")
+PAGES_DIRS = {"mkdocs": "docs", "hugo": "content", "docusaurus": "docs"}
+SECTIONS = [("Architecture", "architecture/"), ("Modules", "modules/"), ("Code structure", "code-structure/"),
+            ("Testing", "testing/"), ("Security", "security/"), ("Skill pages", "skill-contributed/"),
+            ("Guides", "guides/"), ("Suggestions", "suggestions/")]
+
+
+def pages_dir(output: Path, fmt: str) -> Path:
+    sub = PAGES_DIRS.get(fmt)
+    return output / sub if sub else output
+
+
+def check_output(output: Path) -> None:
+    if output.exists() and not output.is_dir():
+        raise WikiError(f"{output}: the output is a file, not a folder")
+    parent = output.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise WikiError(f"{parent}: the output's parent is a file, not a folder")
+
+
+def write_wiki(pages: list[Page], output: Path, fmt: str, title: str,
+               extra: dict[str, str] | None = None) -> None:
+    """``extra``: files beside the pages (relative to ``output``), such as the manifest."""
+    if fmt not in FORMATS:
+        raise WikiError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
+    check_output(output)
+    pages, site = site_files(pages, fmt, title)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.new-", dir=output.parent))
+    try:
+        target = pages_dir(staging, fmt)
+        for page in pages:
+            file = target / page.path
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_text(page.body, encoding="utf-8")
+        for name, text in {**site, **(extra or {})}.items():
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            (staging / name).write_text(text, encoding="utf-8")
+        _swap(staging, output)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def site_files(pages: list[Page], fmt: str, title: str) -> tuple[list[Page], dict[str, str]]:
+    """The pages as ``fmt`` wants them, and the site's own files (relative to the output)."""
+    from aiagent.engines.wiki import sites
+
+    if fmt == "mkdocs":
+        return pages, {"mkdocs.yml": mkdocs_yaml(pages, title)}
+    if fmt == "hugo":
+        return sites.hugo_pages(pages), sites.hugo_files(title)
+    if fmt == "docusaurus":
+        return sites.docusaurus_pages(pages), sites.docusaurus_files(pages, title)
+    return pages, {}
+
+
+def _swap(staging: Path, output: Path) -> None:
+    old = None
+    if output.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{output.name}.old-", dir=output.parent))
+        old.rmdir()
+        output.rename(old)
+    try:
+        staging.rename(output)
+    except OSError:
+        if old is not None:
+            old.rename(output)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def mkdocs_yaml(pages: list[Page], title: str) -> str:
+    import yaml  # type: ignore[import-untyped]
+
+    nav: list[object] = [{"Overview": "index.md"}]
+    for name, prefix in SECTIONS:
+        entries = [{p.title: p.path} for p in pages if p.path.startswith(prefix)]
+        if entries:
+            nav.append({name: entries})
+    nav += [{p.title: p.path} for p in pages if "/" not in p.path and p.path != "index.md"]
+    config = {"site_name": title or "Wiki", "docs_dir": "docs", "nav": nav,
+              "markdown_extensions": ["tables", "fenced_code"]}
+    return str(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))

@@ -1,0 +1,173 @@
+"""``aiagent --headless --mode=log-analysis``: a log on stdin or ``--file`` (gzip too) →
+the static report, plus the model's incident report when a provider is available.
+
+Exit codes: 0 done; 1 the incident severity reached ``--fail-on``; 2 a bad input or
+flag; 3 no valid report from the model (provider failed, or its answer never matched
+the schema after the re-asks: the static report is still written); 4 timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from aiagent.frontends.cli.errors import EXIT_GATE, EXIT_LIMIT, EXIT_OK, EXIT_PROVIDER, EXIT_USAGE
+
+OUTPUTS = ("text", "json", "markdown")
+SEVERITIES = ("info", "low", "medium", "high", "critical")
+RE_ASKS = 2  # after the first answer
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> int:
+    click.echo(f"aiagent: error: {message}", err=True)
+    return code
+
+
+def run_log_analysis(options: dict[str, Any]) -> int:
+    cwd = Path(options.get("cwd") or os.getcwd())
+    output, fail_on = options.get("output") or "text", options.get("fail_on")
+    if output not in OUTPUTS:
+        return fail(f"--output {output}: log analysis writes json or markdown (text is markdown)")
+    if fail_on is not None and fail_on not in SEVERITIES:
+        return fail(f"--fail-on {fail_on}: log analysis gates on one of {', '.join(SEVERITIES)}")
+    from aiagent.infra.config.flags import flags_layer
+    from aiagent.infra.config.settings import ConfigError, Settings
+
+    try:
+        settings = Settings.load(cwd, flags_layer(options))
+    except ConfigError as exc:
+        return fail(str(exc), exc.exit_code)
+    from aiagent.engines.logs.source import LogInputError
+
+    try:
+        static = _static(options, cwd)
+    except LogInputError as exc:
+        return fail(str(exc))
+    doc, code = _with_model(settings, static, options.get("prompt"))
+    from aiagent.engines.logs.render import markdown
+
+    text = json.dumps(doc, indent=2) + "\n" if output == "json" else markdown(doc)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    if code:
+        return code
+    if fail_on and SEVERITIES.index(doc["severity"]) >= SEVERITIES.index(fail_on):
+        click.echo(f"aiagent: incident severity {doc['severity']} reaches --fail-on {fail_on}",
+                   err=True)
+        return EXIT_GATE
+    return EXIT_OK
+
+
+def _static(options: dict[str, Any], cwd: Path) -> dict[str, Any]:
+    from aiagent.engines.logs.source import LogInputError, open_log
+    from aiagent.engines.logs.static import analyse
+
+    path = None
+    if options.get("prompt_file"):
+        path = Path(options["prompt_file"])
+        path = path if path.is_absolute() else cwd / path
+    elif _stdin_is_terminal():
+        raise LogInputError("no log: pipe a log on stdin or give --file PATH")
+    source = open_log(path, sys.stdin.buffer)
+    progress = Progress(source.total) if _stderr_is_terminal() else None
+    try:
+        return analyse(source, progress)
+    finally:
+        source.close()
+        if progress is not None:
+            progress.done()
+
+
+def _with_model(settings: Any, static: dict[str, Any],
+                question: str | None) -> tuple[dict[str, Any], int]:
+    """The document with the model's report when a provider is there, and an exit code."""
+    from aiagent.contracts.providers import AuthError, ProviderError
+    from aiagent.engines.logs.incident import IncidentError
+    from aiagent.engines.logs.render import MODEL_WOULD_ADD, document
+    from aiagent.infra.providers.detect import choose_provider
+
+    try:
+        note = choose_provider(settings)
+    except AuthError as exc:
+        line = f"static report only ({exc}); {MODEL_WOULD_ADD}"
+        click.echo(f"aiagent: {line}", err=True)
+        return document(static, None, model_note=line), EXIT_OK
+    if note:
+        click.echo(f"aiagent: {note}", err=True)
+    try:
+        incident = asyncio.run(_explain(settings, static, question))
+    except (ProviderError, IncidentError) as exc:
+        attempts = getattr(exc, "attempts", 0)
+        click.echo(f"aiagent: error: model: {exc}", err=True)
+        return document(static, None, model_error=str(exc), attempts=attempts), EXIT_PROVIDER
+    except TimeoutError:
+        message = "time limit reached while waiting for the model (raise it with --timeout)"
+        click.echo(f"aiagent: error: {message}", err=True)
+        return document(static, None, model_error=message), EXIT_LIMIT
+    for check in incident.notes:
+        click.echo(f"aiagent: note: {check}", err=True)
+    return document(static, incident), EXIT_OK
+
+
+async def _explain(settings: Any, static: dict[str, Any], question: str | None) -> Any:
+    from aiagent.agent.skills.wiring import provider_llm
+    from aiagent.app import Application
+    from aiagent.engines.logs.incident import explain
+
+    provider = Application(settings, interactive=False).provider()
+    llm = provider_llm(provider, settings.model, max_tokens=min(settings.max_tokens, 4096))
+
+    async def complete(system: str, prompt: str) -> str:
+        return str(await llm(prompt, {"system": system}))
+
+    limit = settings.agent.timeout or None
+    try:
+        return await asyncio.wait_for(
+            explain(static, complete, attempts=1 + RE_ASKS, question=question), limit)
+    finally:
+        await provider.aclose()
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Progress:
+    """``aiagent: reading the log: 120 MB, 1.2M lines, 45 MB/s`` on a terminal, a few
+    times a second, erased when done."""
+
+    def __init__(self, total: int | None) -> None:
+        self.total, self.started, self.shown = total, time.monotonic(), 0.0
+
+    def __call__(self, done: int, lines: int) -> None:
+        now = time.monotonic()
+        if now - self.shown < 0.25:
+            return
+        self.shown = now
+        rate = done / max(now - self.started, 1e-6) / 1e6
+        share = f" ({done * 100 // self.total}%)" if self.total else ""
+        sys.stderr.write(f"\raiagent: reading the log: {done / 1e6:.0f} MB{share}, "
+                         f"{lines:,} lines, {rate:.0f} MB/s\x1b[K")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()

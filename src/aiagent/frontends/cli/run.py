@@ -1,0 +1,158 @@
+"""``aiagent [--headless] --prompt …``: turn flags into settings, build the agent, run it."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from aiagent.infra.config.settings import ConfigError, Settings
+
+EXIT_USAGE = 2
+STDIN_LIMIT = 8 * 1024 * 1024
+STDIN_WAIT = 10.0  # seconds a silent pipe may keep a run that already has a prompt waiting
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> int:
+    click.echo(f"aiagent: error: {message}", err=True)
+    return code
+
+
+def read_prompt(options: dict[str, Any], cwd: Path) -> str:
+    parts: list[str] = []
+    if options.get("prompt"):
+        parts.append(options["prompt"])
+    if options.get("prompt_file"):
+        path = Path(options["prompt_file"])
+        path = path if path.is_absolute() else cwd / path
+        try:
+            parts.append(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError as exc:
+            raise ConfigError(f"--file {path}: {exc.strerror}") from None
+    piped = _read_stdin(STDIN_WAIT if parts else None).strip("\n")
+    if piped:
+        parts.append(piped if not parts else f"<stdin>\n{piped}\n</stdin>")
+    return "\n\n".join(p.strip("\n") for p in parts if p.strip())
+
+
+def _read_stdin(first_byte_wait: float | None = None) -> str:
+    """Piped or redirected stdin (a FIFO or a file); never a terminal or /dev/null.
+
+    With a prompt already given, a pipe that sends nothing for ``first_byte_wait``
+    seconds is left alone (some CI runners leave stdin open and silent), so the run
+    never hangs on it.
+    """
+    import select
+
+    try:
+        fd = sys.stdin.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, AttributeError):
+        return ""
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        return ""
+    if stat.S_ISFIFO(mode) and first_byte_wait is not None:
+        ready, _, _ = select.select([fd], [], [], first_byte_wait)
+        if not ready:
+            click.echo(f"aiagent: stdin sent nothing for {first_byte_wait:g}s; going on "
+                       "without it (redirect stdin from /dev/null to skip this wait)", err=True)
+            return ""
+    data = sys.stdin.buffer.read(STDIN_LIMIT)
+    return data.decode("utf-8", errors="replace")
+
+
+def wants_interactive(options: dict[str, Any]) -> bool:
+    """No task given and a person at the keyboard: open the interactive UI."""
+    if options.get("headless") or options.get("prompt") or options.get("prompt_file"):
+        return False
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+MODE_OUTPUTS = {
+    "chat": ("text", "json", "markdown"),
+    "code-review": ("text", "json", "markdown", "sarif", "github", "gitlab"),
+    "log-analysis": ("text", "json", "markdown"),
+}
+MODE_OPTIONS = {  # option -> (its flag, the modes it belongs to)
+    "diff": ("--diff", ("code-review",)),
+    "staged": ("--staged", ("code-review",)),
+    "base": ("--base", ("code-review",)),
+    "dry_run": ("--dry-run", ("code-review",)),
+    "max_findings": ("--max-findings", ("code-review",)),
+    "fail_on": ("--fail-on", ("code-review", "log-analysis")),
+}
+
+
+def mode_error(options: dict[str, Any]) -> str:
+    """Why these options do not fit the chosen ``--mode`` ("" when they do)."""
+    mode = options.get("mode") or "chat"
+    output = options.get("output") or "text"
+    if output not in MODE_OUTPUTS[mode]:
+        return f"--output {output} is not available with --mode {mode} " \
+               f"(choose from: {', '.join(MODE_OUTPUTS[mode])})"
+    for key, (flag, modes) in MODE_OPTIONS.items():
+        if options.get(key) not in (None, False) and mode not in modes:
+            return f"{flag} needs --mode {' or --mode '.join(modes)}"
+    return ""
+
+
+def run_mode(options: dict[str, Any]) -> int:
+    """The run without a sub-command: a chat (prompt), a code review or a log analysis."""
+    error = mode_error(options)
+    if error:
+        return fail(error)
+    mode = options.get("mode") or "chat"
+    if mode == "code-review":
+        from aiagent.frontends.cli.review_cmd import run_review
+
+        return run_review(options)
+    if mode == "log-analysis":
+        from aiagent.frontends.cli.logs_cmd import run_log_analysis
+
+        return run_log_analysis(options)
+    return run_agent(options)
+
+
+def run_agent(options: dict[str, Any]) -> int:
+    cwd = Path(options.get("cwd") or os.getcwd())
+    if not cwd.is_dir():
+        return fail(f"--cwd {cwd}: no such folder")
+    if wants_interactive(options):
+        from aiagent.frontends.tui import run_interactive
+
+        return run_interactive(options, cwd)
+    try:
+        from aiagent.infra.config.flags import flags_layer
+
+        settings = Settings.load(cwd, flags_layer(options))
+        prompt = read_prompt(options, cwd)
+    except ConfigError as exc:
+        return fail(str(exc), exc.exit_code)
+    if not prompt:
+        return fail("no prompt: give --prompt \"…\", --file PATH, or pipe text on stdin")
+    from aiagent.contracts.providers import AuthError
+    from aiagent.infra.providers.detect import choose_provider
+
+    try:
+        note = choose_provider(settings)
+    except AuthError as exc:
+        return fail(str(exc), exc.exit_code)
+    if note:
+        click.echo(f"aiagent: {note}", err=True)
+    from aiagent.agent.core.session import SessionRequest
+    from aiagent.frontends.headless import run_headless
+
+    if options.get("resume") == "?":
+        from aiagent.frontends.cli.sessions_cmd import resume_hint
+
+        return fail(resume_hint(settings))
+    request = SessionRequest(bool(options.get("continue_session")), options.get("resume"))
+    return run_headless(settings, prompt, options.get("output") or "text", session=request,
+                        approve=tuple(options.get("approve") or ()))

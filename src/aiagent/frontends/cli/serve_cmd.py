@@ -1,0 +1,83 @@
+"""``aiagent serve``: the local web chat (see docs/web.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"aiagent: error: {message}", err=True)
+    raise SystemExit(code)
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback needs --allow-remote.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0,
+              help="Port to listen on (default: a free one).")
+@click.option("--allow-remote", is_flag=True,
+              help="Allow a non-loopback --host (the access token is then the only key).")
+@click.option("--cwd", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Project folder (default: the current one).")
+@click.option("--provider", default=None, help="Provider to use.")
+@click.option("--model", default=None, help="Model to use.")
+def serve(host: str, port: int, allow_remote: bool, cwd: Path | None, provider: str | None,
+          model: str | None) -> None:
+    """Serve a local web chat over this folder's sessions; prints its URL with a token."""
+    from aiagent.frontends.web.guard import is_loopback
+    from aiagent.infra.config.flags import flags_layer
+    from aiagent.infra.config.settings import ConfigError, Settings
+
+    if not is_loopback(host) and not allow_remote:
+        _fail(f"--host {host}: not a loopback address; add --allow-remote to listen on it "
+              "(anyone who can reach it and has the token can run commands here)")
+    folder = cwd or Path(os.getcwd())
+    if not folder.is_dir():
+        _fail(f"--cwd {folder}: no such folder")
+    try:
+        settings = Settings.load(folder, flags_layer({"provider": provider, "model": model}))
+    except ConfigError as exc:
+        _fail(str(exc), exc.exit_code)
+    from aiagent.frontends.web.server import ServeOptions
+    from aiagent.frontends.web.server import serve as run_server
+
+    def make_application() -> object:  # built on the first API call, after the URL is out
+        from aiagent.app import Application
+
+        _choose_provider(settings)
+        return Application(settings, interactive=True)
+
+    options = ServeOptions(host=host, port=port, allow_remote=allow_remote,
+                           flags={k: v for k, v in (("provider", provider), ("model", model)) if v},
+                           clock_file=os.environ.get("AIAGENT_SCHEDULER_CLOCK", ""),
+                           tick=_tick(os.environ.get("AIAGENT_SCHEDULER_TICK", "")))
+    try:
+        code = run_server(make_application, options)  # type: ignore[arg-type]
+    except OSError as exc:
+        _fail(f"--host {host} --port {port}: cannot listen: {exc.strerror or exc}")
+    raise SystemExit(code)
+
+
+def _tick(text: str) -> float:
+    """Seconds between the scheduler's looks (AIAGENT_SCHEDULER_TICK; 0: the default)."""
+    try:
+        return max(0.05, float(text)) if text.strip() else 0.0
+    except ValueError:
+        _fail(f"AIAGENT_SCHEDULER_TICK={text!r}: not a number of seconds")
+        return 0.0
+
+
+def _choose_provider(settings: object) -> None:
+    from aiagent.contracts.providers import AuthError
+    from aiagent.infra.providers.detect import choose_provider
+
+    try:
+        note = choose_provider(settings)  # type: ignore[arg-type]
+    except AuthError as exc:  # the page says so on the first message; the server still starts
+        click.echo(f"aiagent: note: {exc}", err=True)
+        return
+    if note:
+        click.echo(f"aiagent: {note}", err=True)

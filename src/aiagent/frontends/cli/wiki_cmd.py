@@ -1,0 +1,113 @@
+"""``aiagent wiki [PATH]``: a documentation wiki built from the code (no key needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from aiagent.frontends.cli.errors import EXIT_USAGE
+from aiagent.frontends.cli.wiki_model import ModelRequest, model_options
+
+if TYPE_CHECKING:
+    from aiagent.engines.wiki.skillpages import SkillWiki
+    from aiagent.engines.wiki.testrun import TestOptions
+    from aiagent.infra.config.settings import Settings
+
+
+@click.command()
+@click.argument("path", required=False, default=".", type=click.Path(path_type=Path))
+@click.option("--output", "-o", "output", type=click.Path(path_type=Path), default=None,
+              help="Folder to write the wiki to (default: PATH/docs/wiki).")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "mkdocs", "hugo", "docusaurus"]),
+              default="markdown", show_default=True,
+              help="Plain Markdown pages, or an MkDocs, Hugo or Docusaurus project.")
+@click.option("--diagrams", type=click.Choice(["mermaid", "dot", "d2"]), default="mermaid", show_default=True,
+              help="Diagram format.")
+@click.option("--full", is_flag=True, help="Regenerate everything (ignore the manifest).")
+@click.option("--no-security", is_flag=True, help="Leave out the security chapter (no audit).")
+@click.option("--test-report", is_flag=True,
+              help="Run the project's tests (pytest, go test, cargo test, npm test, swift test) and "
+                   "write testing/test-execution.md. Runs project code: a trusted folder only.")
+@click.option("--test-timeout", type=click.FloatRange(min=1), default=600, show_default=True,
+              metavar="SECONDS", help="Stop the test run after this long.")
+@click.option("--trust", is_flag=True, help="Trust this folder for this run (its tests may run).")
+@click.option("--skills", "skills", multiple=True, metavar="NAME[,NAME]",
+              help="Skills whose wiki sections to add under skill-contributed/ (besides those "
+                   "the project's files trigger).")
+@model_options
+def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, full: bool, no_security: bool,
+         test_report: bool, test_timeout: float, trust: bool, skills: tuple[str, ...],
+         model: ModelRequest) -> int:
+    """Generate a wiki of the project at PATH: modules, APIs, diagrams, tests, security."""
+    import os
+
+    from aiagent.engines.wiki.errors import WikiError
+    from aiagent.engines.wiki.pipeline import WikiRequest, generate
+    from aiagent.engines.wiki.progress import Progress, wants_live
+
+    stderr = click.get_text_stream("stderr")
+    say = Progress(stderr, wants_live(stderr, os.environ))
+    if not path.is_dir():
+        problem = "not a folder" if path.exists() else "no such folder"
+        click.echo(f"aiagent: error: {path}: {problem}", err=True)
+        return EXIT_USAGE
+    from aiagent.contracts.providers import ProviderError
+    from aiagent.frontends.cli.wiki_model import make_analyst
+    from aiagent.infra.config.settings import ConfigError
+
+    error, code = "", EXIT_USAGE
+    try:
+        settings = _settings(path, trust or _root_trust())
+        tests = _test_options(settings, path, test_timeout) if test_report else None
+        analyst = make_analyst(model, path, say)
+        req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
+                          diagrams, not no_security, analyst, tests=tests,
+                          skills=_skills(settings, path, skills))
+        generate(req, say)
+    except (WikiError, ConfigError) as exc:
+        error, code = str(exc), int(getattr(exc, "exit_code", EXIT_USAGE))
+    except ProviderError as exc:
+        error, code = f"model: {exc} (no wiki was written)", exc.exit_code
+    finally:
+        say.close()  # the live status line goes before any error line
+    if error:
+        click.echo(f"aiagent: error: {error}", err=True)
+        return code
+    return 0
+
+
+def _root_trust() -> bool:
+    """``aiagent --trust wiki …``: the top-level flag counts too."""
+    root = click.get_current_context().find_root()
+    return bool(root.params.get("trust"))
+
+
+def _settings(path: Path, trust: bool) -> Settings:
+    from aiagent.engines.wiki.errors import WikiError
+    from aiagent.infra.config.settings import ConfigError, Settings
+
+    flags = {"security": {"trust_workspace": True}} if trust else None
+    try:
+        return Settings.load(path.resolve(), flags)
+    except ConfigError as exc:
+        raise WikiError(str(exc)) from None
+
+
+def _skills(settings: Settings, path: Path, names: tuple[str, ...]) -> tuple[SkillWiki, ...]:
+    from aiagent.engines.wiki.skillpages import active_skill_wikis
+
+    requested = tuple(n.strip() for item in names for n in item.split(",") if n.strip())
+    return tuple(active_skill_wikis(settings, path.resolve(), requested))
+
+
+def _test_options(settings: Settings, path: Path, timeout: float) -> TestOptions:
+    """The options of a test run, or a WikiError when the folder is not trusted."""
+    from aiagent.engines.wiki.errors import WikiError
+    from aiagent.engines.wiki.testrun import TestOptions
+
+    if settings.trust is None or not settings.trust.trusted:
+        raise WikiError(f"{path.resolve()}: --test-report runs the project's own code, and this folder "
+                        "is not trusted (trust it with `aiagent trust`, or add --trust for this run)")
+    return TestOptions(timeout, dict(settings.get("sandbox") or {}))

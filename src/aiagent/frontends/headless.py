@@ -1,0 +1,306 @@
+"""Headless front-end: run one task, print the result for CI.
+
+Only the answer goes to stdout, so pipes stay clean:
+- ``text``: on a terminal the model's text streams live; into a pipe, the final answer is
+  written when it is known. Tool activity, retries and errors go to stderr.
+- ``json``: one object at the end (answer, turns, tool calls with results, usage, stop
+  reason, exit code, the session's plan).
+- ``markdown``: a readable transcript at the end (with the plan as a checklist).
+
+The plan the model records (``update_plan``) is part of json and markdown output only;
+text output shows the call as any other on stderr, nothing more.
+
+Text and markdown output pass what the model and the tools wrote through
+:func:`~aiagent.frontends.terminal_text.neutralise` (no raw control sequences reach the terminal);
+JSON keeps the exact text, escaped by JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TextIO
+
+from aiagent.contracts.events import (
+    AgentEvent,
+    ApprovalRequestEvent,
+    DoneEvent,
+    ErrorEvent,
+    PlanUpdatedEvent,
+    RetryEvent,
+    TextDeltaEvent,
+    ToolCallEvent,
+    ToolOutputEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+)
+from aiagent.contracts.messages import Usage
+from aiagent.contracts.providers import ProviderError
+from aiagent.frontends.terminal_text import json_for_terminal, neutralise, safe_event
+from aiagent.infra.config.settings import ConfigError, Settings
+
+if TYPE_CHECKING:
+    from aiagent.agent.core.session import SessionRequest
+
+PREVIEW = 300
+
+
+@dataclass
+class Transcript:
+    """Everything the run produced, gathered from the event stream."""
+
+    prompt: str
+    responses: list[str] = field(default_factory=list)
+    current: list[str] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[tuple[str, Any]] = field(default_factory=list)  # ("text", s) | ("tool", call)
+    errors: list[str] = field(default_factory=list)
+    done: DoneEvent | None = None
+    plan: PlanUpdatedEvent | None = None  # the last one (a resumed session's, until replaced)
+
+    def add(self, event: AgentEvent) -> None:
+        if isinstance(event, TextDeltaEvent):
+            self.current.append(event.text)
+        elif isinstance(event, RetryEvent):
+            self.current.clear()
+        elif isinstance(event, TurnEndEvent):
+            text = "".join(self.current)
+            self.current.clear()
+            self.responses.append(text)
+            if text:
+                self.steps.append(("text", text))
+        elif isinstance(event, ToolCallEvent):
+            call = {"id": event.id, "name": event.name, "args": event.args}
+            self.tool_calls.append(call)
+            self.steps.append(("tool", call))
+        elif isinstance(event, ToolResultEvent):
+            for call in reversed(self.tool_calls):
+                if call["id"] == event.id:
+                    call["result"], call["is_error"] = event.content, event.is_error
+                    break
+        elif isinstance(event, PlanUpdatedEvent):
+            self.plan = event
+        elif isinstance(event, ErrorEvent):
+            self.errors.append(event.message)
+        elif isinstance(event, DoneEvent):
+            self.done = event
+
+
+class Renderer:
+    def __init__(self, out: TextIO, err: TextIO, live: bool) -> None:
+        self.out, self.err, self.live = out, err, live
+        self._streamed_any = False
+        self._narration = ""  # text of the last response, shown on stderr if tools follow
+
+    def event(self, event: AgentEvent, transcript: Transcript) -> None:
+        event = safe_event(event)  # display copy; the transcript keeps the exact text
+        if isinstance(event, TextDeltaEvent) and self.live:
+            self.out.write(event.text)
+            self.out.flush()
+            self._streamed_any = True
+        elif isinstance(event, ToolCallEvent):
+            if self._narration:
+                self._note(self._narration)
+                self._narration = ""
+            self._note(f"→ {event.name} {_preview(json_for_terminal(event.args))}")
+        elif isinstance(event, ToolOutputEvent):
+            self.err.write(event.chunk)
+        elif isinstance(event, ToolResultEvent):
+            mark = "✗" if event.is_error else "←"
+            self._note(f"{mark} {event.name}: {_preview(event.content)}")
+        elif isinstance(event, RetryEvent):
+            self._note(f"… {event.reason}; retrying (attempt {event.attempt}) in {event.delay:.1f}s")
+        elif isinstance(event, ErrorEvent):
+            self._note(f"aiagent: error: {event.message}")
+        elif isinstance(event, TurnEndEvent):
+            self._end_turn(transcript)
+
+    def _end_turn(self, transcript: Transcript) -> None:
+        if not self.live:
+            self._narration = neutralise(transcript.responses[-1]) if transcript.responses else ""
+        elif self._streamed_any:
+            self.out.write("\n")
+            self.out.flush()
+            self._streamed_any = False
+
+    def finish(self, transcript: Transcript) -> None:
+        done = transcript.done
+        if not self.live and done is not None and done.answer:
+            self.out.write(neutralise(done.answer).rstrip("\n") + "\n")
+        if done is not None and done.stop_reason not in ("completed", "error"):
+            self._note(f"aiagent: stopped: {_STOP_TEXT.get(done.stop_reason, done.stop_reason)}")
+
+    def _note(self, line: str) -> None:
+        self.err.write(line.rstrip("\n") + "\n")
+        self.err.flush()
+
+
+class QuietRenderer(Renderer):
+    """For json/markdown: only errors reach stderr while running."""
+
+    def event(self, event: AgentEvent, transcript: Transcript) -> None:
+        if isinstance(event, ErrorEvent | RetryEvent):
+            super().event(event, transcript)
+
+
+class JsonRenderer(QuietRenderer):
+    def finish(self, transcript: Transcript) -> None:
+        self.out.write(json_for_terminal(to_json(transcript), indent=2) + "\n")
+
+
+class MarkdownRenderer(QuietRenderer):
+    def finish(self, transcript: Transcript) -> None:
+        self.out.write(neutralise(to_markdown(transcript)))
+
+
+_STOP_TEXT = {
+    "max_turns": "turn limit reached (raise it with --max-turns)",
+    "timeout": "time limit reached (raise it with --timeout)",
+    "interrupted": "interrupted",
+}
+
+
+def usage_reported(usage: Usage | None) -> bool:
+    """Whether the server reported any token usage: a server that reports none leaves all
+    zeros, which is shown as "unknown", never as 0 (every real request has input)."""
+    return usage is not None and any(usage.as_dict().values())
+
+
+def usage_text(usage: Usage | None) -> str:
+    """``in/out`` token counts, or ``unknown``."""
+    if usage is None or not usage_reported(usage):
+        return "unknown"
+    return f"{usage.input_tokens}/{usage.output_tokens}"
+
+
+def to_json(t: Transcript) -> dict[str, Any]:
+    done = t.done
+    return {
+        "answer": done.answer if done else "",
+        "turns": done.turns if done else 0,
+        "tool_calls": t.tool_calls,
+        # null when the server reported no usage (unknown is not zero)
+        "usage": done.usage.as_dict() if done and usage_reported(done.usage) else None,
+        "stop_reason": done.stop_reason if done else "error",
+        "exit_code": done.exit_code if done else 5,
+        "errors": t.errors,
+        "plan": plan_json(t.plan),
+    }
+
+
+def plan_json(plan: PlanUpdatedEvent | None) -> dict[str, Any] | None:
+    if plan is None:
+        return None
+    return {"explanation": plan.explanation,
+            "steps": [{"step": s.step, "status": s.status} for s in plan.steps]}
+
+
+PLAN_BOXES = {"completed": "[x]", "in_progress": "[ ] **(in progress)**", "pending": "[ ]"}
+
+
+def plan_markdown(plan: PlanUpdatedEvent | None) -> list[str]:
+    if plan is None or not plan.steps:
+        return []
+    lines = ["## Plan", ""] + ([plan.explanation, ""] if plan.explanation else [])
+    lines += [f"- {PLAN_BOXES[s.status]} {' '.join(s.step.split())}" for s in plan.steps]
+    return [*lines, ""]
+
+
+def to_markdown(t: Transcript) -> str:
+    lines = ["# aiagent run", "", "## Task", "", t.prompt.strip(), ""]
+    for kind, item in t.steps:
+        if kind == "text":
+            lines += ["## Assistant", "", item.strip(), ""]
+        else:
+            status = "error" if item.get("is_error") else "result"
+            lines += [f"### Tool call: `{item['name']}`", "", "```json"]
+            lines += [json.dumps(item["args"], ensure_ascii=False, indent=2), "```", ""]
+            lines += [f"**{status}:**", "", _fence(str(item.get("result", ""))), ""]
+    lines += plan_markdown(t.plan)
+    for error in t.errors:
+        lines += [f"> **Error:** {error}", ""]
+    done = t.done
+    if done is not None:
+        lines += [
+            "---",
+            "",
+            f"Stop reason: {done.stop_reason} · turns: {done.turns} · tokens in/out: "
+            f"{usage_text(done.usage)} · exit code: {done.exit_code}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _fence(text: str) -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}\n{text.rstrip()}\n{ticks}"
+
+
+def _preview(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= PREVIEW else flat[: PREVIEW - 1] + "…"
+
+
+def make_renderer(output: str, out: TextIO, err: TextIO) -> Renderer:
+    if output == "json":
+        return JsonRenderer(out, err, live=False)
+    if output == "markdown":
+        return MarkdownRenderer(out, err, live=False)
+    return Renderer(out, err, live=out.isatty())
+
+
+async def drive(agent: Any, prompt: str, renderer: Renderer) -> Transcript:
+    """Consume the agent's events; Ctrl-C and SIGTERM cancel the run cleanly."""
+    from aiagent.agent.tools.plan import last_plan
+
+    stored = getattr(getattr(agent, "conversation", None), "messages", None) or []
+    transcript = Transcript(prompt, plan=last_plan(stored))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, agent.cancel)
+    try:
+        async for event in agent.run(prompt):
+            if isinstance(event, ApprovalRequestEvent):
+                event.answer("deny")  # headless never waits for a person
+            transcript.add(event)
+            renderer.event(event, transcript)
+    finally:
+        await agent.aclose()
+    return transcript
+
+
+def run_headless(
+    settings: Settings, prompt: str, output: str, out: TextIO | None = None,
+    err: TextIO | None = None, *, session: SessionRequest | None = None,
+    approve: tuple[str, ...] = (),
+) -> int:
+    from aiagent.agent.core.session import SessionRequest
+    from aiagent.app import Application
+
+    out, err = out or sys.stdout, err or sys.stderr
+    app = Application(settings, interactive=False, approve=approve)
+    try:
+        started = app.start(session or SessionRequest(), title=prompt)
+    except (ConfigError, ProviderError) as exc:
+        err.write(f"aiagent: error: {neutralise(str(exc))}\n")
+        return exc.exit_code
+    agent, opened = started.agent, started.session
+    for note in opened.notes:
+        err.write(f"aiagent: note: {note}\n")
+    renderer = make_renderer(output, out, err)
+    transcript = asyncio.run(drive(agent, prompt, renderer))
+    renderer.finish(transcript)
+    out.flush()
+    code = transcript.done.exit_code if transcript.done else 5
+    if opened.recorder.error:  # a turn that was not saved is never a silent success
+        err.write(f"aiagent: error: {opened.recorder.error}\n")
+        code = code or 2
+    opened.close()
+    return code

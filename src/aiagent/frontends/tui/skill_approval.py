@@ -1,0 +1,95 @@
+"""A skill's first-use permission request (spec §4.5), answered in the UI with one key.
+
+The skill runtime asks through its approver (``runtime.gate.approver``, or the one given
+to ``activate``): :class:`SkillApprovals` is that approver for the interactive UI. While a
+turn or a workflow runs, the box goes through that run's :class:`TurnRunner` (so keys
+reach it and the live area shows the question); between turns (``/skill NAME``) it is
+shown on its own. The runtime records the answer: once (this session), always, or deny.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aiagent.contracts.events import ApprovalRequestEvent
+    from aiagent.frontends.tui.app import InteractiveApp
+    from aiagent.frontends.tui.turn import TurnRunner
+
+
+class SkillApprovals:
+    def __init__(self, app: InteractiveApp) -> None:
+        self.app = app
+        self.runner: TurnRunner | None = None
+
+    async def __call__(self, skill: str, missing: list[str]) -> str:
+        """The runtime's ``Approver``: returns once, always or deny."""
+        from aiagent.agent.skills.approvals import skill_request
+
+        event = skill_request(skill, missing)
+        if self.runner is not None:
+            return await self.runner.approve(event)
+        return await ask_outside_turn(self.app, event)
+
+    @contextlib.contextmanager
+    def during(self, runner: TurnRunner) -> Iterator[None]:
+        """Route requests to ``runner`` while it runs."""
+        previous, self.runner = self.runner, runner
+        try:
+            yield
+        finally:
+            self.runner = previous
+
+    def report(self, message: str) -> None:
+        """The runtime's reports (a skill that failed to load or activate): one line."""
+        from aiagent.frontends.tui import render
+
+        line = render.notice(f"! skills: {message}", "yellow")
+        if self.runner is not None:
+            self.runner.view.print(line)
+        else:
+            self.app.say(line)
+
+
+def connect(app: InteractiveApp, approvals: SkillApprovals) -> None:
+    """Make the agent's skill runtime ask and report through the UI."""
+    runtime = getattr(app.agent, "skills", None)
+    if runtime is None:
+        return
+    runtime.gate.approver = approvals
+    runtime.report = approvals.report
+
+
+async def ask_outside_turn(app: InteractiveApp, event: ApprovalRequestEvent) -> str:
+    """Show the approval box between turns and wait for one key; returns the answer
+    (Esc, Ctrl-C or end of input deny)."""
+    from aiagent.frontends.tui import approval, render
+    from aiagent.frontends.tui.running import key_reader, line_asker
+
+    app.say(approval.approval_panel(event, app.width()))
+    keymap = approval.key_map(event.options)
+    ask = line_asker(app)
+    with key_reader(app) as keys:
+        answer = await _one_answer(keys, ask, keymap)
+    answer = "deny" if answer == approval.STOP else answer
+    text, style = approval.answer_text(answer)
+    app.say(render.notice(text, style))
+    event.answer(answer)  # type: ignore[arg-type]
+    return answer
+
+
+async def _one_answer(keys: Any, ask: Any, keymap: dict[str, str]) -> str:
+    from aiagent.frontends.tui import approval
+
+    while True:
+        if keys is None:
+            line = await ask("answer> ")
+            if line is None:
+                return approval.STOP
+            key = line.strip() or "enter"
+        else:
+            key = await keys.get()
+        if key in keymap:
+            return keymap[key]

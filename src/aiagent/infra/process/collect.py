@@ -1,0 +1,59 @@
+"""Run a command to completion through the one runner and keep its whole output.
+
+For tools that need every byte a command prints (ripgrep's matches, git's answers) rather
+than the bounded head-and-tail view of :class:`~aiagent.infra.process.capture.Capture`. The
+command gets the runner's guarantees: its own process tree, killed with everything it
+started on the time limit or when the caller is cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiagent.infra.process.capture import Capture
+from aiagent.infra.process.runner import Limits, Outcome, new_tag, spawn
+from aiagent.infra.process.tree import TAG_VARIABLE
+
+MAX_BYTES = 64 * 1024 * 1024  # per stream; more is dropped and flagged
+
+
+@dataclass(slots=True)
+class Collected:
+    outcome: Outcome
+    stdout: bytes
+    stderr: bytes
+    truncated: bool = False  # a stream printed more than ``max_bytes``
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.outcome.exit_code
+
+    @property
+    def timed_out(self) -> bool:
+        return self.outcome.timed_out
+
+
+async def run_collected(
+    argv: list[str], *, cwd: Path, timeout: float, env: Mapping[str, str] | None = None,
+    max_bytes: int = MAX_BYTES,
+) -> Collected:
+    """Run ``argv`` in ``cwd`` with ``env`` (default: ours), stdin ``/dev/null``, until it
+    exits or ``timeout`` seconds pass (then its tree is killed and ``timed_out`` is set)."""
+    streams = {"stdout": bytearray(), "stderr": bytearray()}
+    dropped = False
+
+    def keep(name: str, data: bytes) -> None:
+        nonlocal dropped
+        buffer = streams[name]
+        room = max_bytes - len(buffer)
+        buffer += data[: max(room, 0)]
+        dropped = dropped or len(data) > room
+
+    full_env = dict(os.environ if env is None else env)
+    full_env[TAG_VARIABLE] = new_tag()
+    running = await spawn(argv, cwd=cwd, env=full_env, capture=Capture(None, 0, 0, 0), on_data=keep)
+    outcome = await running.supervise(Limits(timeout=timeout))
+    return Collected(outcome, bytes(streams["stdout"]), bytes(streams["stderr"]), dropped)

@@ -1,1 +1,0 @@
-"""Front-ends: headless, terminal UI, web."""
