@@ -63,7 +63,7 @@ def build(path: Path, max_modules: int) -> Any:
 
 
 def one_run(ctx: Any, url: str, depth: str, concurrency: int) -> tuple[float, int]:
-    from aiagent.app import make_provider
+    from aiagent.app import Application
     from aiagent.engines.wiki.manifest import Plan
     from aiagent.engines.wiki.passes import Analyst, analyse
     from aiagent.infra.config.flags import flags_layer
@@ -71,7 +71,7 @@ def one_run(ctx: Any, url: str, depth: str, concurrency: int) -> tuple[float, in
 
     os.environ.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="sk-bench")
     settings = Settings.load(ROOT, flags_layer({"provider": "openai", "model": "gpt-4o"}))
-    provider = make_provider(settings)
+    provider = Application(settings, interactive=False).provider()
     todo = Plan(tuple(m.id for m in ctx.modules), (), "bench")
     ctx.summaries.clear()
 

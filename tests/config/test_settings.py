@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from aiagent.app.provider import resolve_provider as resolve
 from aiagent.infra.config.settings import ConfigError, Settings
 
 
@@ -19,8 +20,8 @@ def _write(path: Path, text: str) -> Path:
 
 def test_defaults(tmp_path: Path) -> None:
     s = Settings.load(tmp_path, env=_env(tmp_path))
-    assert s.provider_name == "anthropic"
-    assert s.model == "claude-sonnet-4-5"
+    assert s.provider.default == "anthropic"
+    assert s.provider.anthropic.model == "claude-sonnet-4-5"
     assert s.agent.max_turns == 50
     assert [layer.name for layer in s.layers] == ["defaults", "env"]
 
@@ -31,12 +32,13 @@ def test_layers_later_wins(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     _write(project / ".agent/config.toml", "[agent]\nmax_turns = 9\n")
     s = Settings.load(project, env=_env(tmp_path))
-    assert (s.provider_name, s.model, s.agent.max_turns) == ("openai", "user-model", 9)
+    choice = resolve(s)
+    assert (choice.name, choice.model, s.agent.max_turns) == ("openai", "user-model", 9)
     s = Settings.load(project, env=_env(tmp_path, AIAGENT_MODEL="env-model"))
-    assert s.model == "env-model"
+    assert resolve(s).model == "env-model"
     s = Settings.load(project, {"agent": {"max_turns": 3}, "provider": {"model": "flag"}},
                       env=_env(tmp_path, AIAGENT_MODEL="env-model"))
-    assert (s.model, s.agent.max_turns) == ("flag", 3)
+    assert (resolve(s).model, s.agent.max_turns) == ("flag", 3)
 
 
 def test_xdg_config_home_is_honoured(tmp_path: Path) -> None:
@@ -47,15 +49,15 @@ def test_xdg_config_home_is_honoured(tmp_path: Path) -> None:
 def test_provider_switch_drops_model_of_other_provider(tmp_path: Path) -> None:
     _write(tmp_path / "xdg/aiagent/config.toml", '[provider]\nmodel = "claude-opus"\n')
     s = Settings.load(tmp_path, {"provider": {"default": "ollama"}}, env=_env(tmp_path))
-    assert s.model == "llama3.1"
+    assert resolve(s).model == "llama3.1"
 
 
 def test_env_overrides(tmp_path: Path) -> None:
     env = _env(tmp_path, OPENAI_BASE_URL="http://127.0.0.1:9/v1", AIAGENT_PROVIDER="openai",
                OPENAI_API_KEY="sk-test-1234567890", OLLAMA_HOST="127.0.0.1:11434")
     s = Settings.load(tmp_path, env=env)
-    cfg = s.provider_config()
-    assert (s.provider_name, cfg.base_url, cfg.api_key) == (
+    cfg = s.provider_config("openai")
+    assert (resolve(s).name, cfg.base_url, cfg.api_key) == (
         "openai", "http://127.0.0.1:9/v1", "sk-test-1234567890")
     assert s.provider_config("ollama").base_url == "http://127.0.0.1:11434"
 

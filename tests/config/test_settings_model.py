@@ -80,7 +80,7 @@ def test_a_quoted_boolean_is_an_error_not_truthy(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", [True, False])
 def test_a_real_boolean_is_kept(tmp_path: Path, value: bool) -> None:
     _user_file(tmp_path, f"[tools]\nallow_outside_workspace = {str(value).lower()}\n")
-    got = Settings.load(tmp_path, env=_env(tmp_path)).get("tools.allow_outside_workspace")
+    got = Settings.load(tmp_path, env=_env(tmp_path)).tools.allow_outside_workspace
     assert got is value
 
 
@@ -121,7 +121,7 @@ def test_bad_environment_value_names_the_variable(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"^OLLAMA_HOST: \"a b\" is not in the expected form"):
         Settings.load(tmp_path, env=_env(tmp_path, OLLAMA_HOST="a b"))
     ok = Settings.load(tmp_path, env=_env(tmp_path, OLLAMA_HOST="127.0.0.1:11434"))
-    assert ok.get("provider.ollama.base_url") == "127.0.0.1:11434"
+    assert ok.provider.ollama.base_url == "127.0.0.1:11434"
 
 
 def test_code_defaults_match_the_model() -> None:

@@ -281,7 +281,7 @@ def test_nothing_available_names_what_to_set(project: Path, clean_env: dict[str,
 def test_silent_ollama_port_costs_only_the_probe_timeout() -> None:
     """A port that accepts but never answers: the probe gives up after ~0.3 s; a real
     (fake) Ollama answers."""
-    from aiagent.infra.providers.detect import PROBE_SECONDS, ollama_answers
+    from aiagent.app.provider import PROBE_SECONDS, ollama_answers
 
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))

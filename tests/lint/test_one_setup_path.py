@@ -1,5 +1,6 @@
-"""There is one set-up path: only ``aiagent/app.py`` builds what an agent is made of, and
-nobody changes an Agent from outside except through its own methods."""
+"""There is one set-up path: only ``aiagent/app/`` builds what an agent is made of and
+decides which provider and model a run uses, and nobody changes an Agent from outside except
+through its own methods."""
 
 from __future__ import annotations
 
@@ -9,9 +10,15 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "aiagent"
 
-#: calls that build an agent's parts; allowed in app.py only (plus the reasons below)
+#: calls that build an agent's parts or decide its provider; allowed in app/ only (plus the
+#: reasons below)
 BUILDERS = {"Agent", "create_provider", "open_session", "PermissionPolicy", "make_policy",
-            "create_runtime", "SkillRuntime", "build_agent", "attach_skills"}
+            "create_runtime", "SkillRuntime", "build_agent", "attach_skills", "make_provider",
+            "resolve_provider", "ollama_answers", "choose_provider"}
+
+
+def _in_app(module: str) -> bool:
+    return module == "app.py" or module.startswith("app/")
 ALLOWED = {
     ("agent/skills/factory.py", "SkillRuntime"): "create_runtime is the runtime's own factory",
     ("engines/security/skillsession.py", "create_runtime"):
@@ -65,7 +72,7 @@ def builder_calls() -> list[str]:
             if not isinstance(node, ast.Call):
                 continue
             name = _name(node.func)
-            if name in BUILDERS and module != "app.py" and (module, name) not in ALLOWED:
+            if name in BUILDERS and not _in_app(module) and (module, name) not in ALLOWED:
                 found.append(f"{module}:{node.lineno}: {name}(…)")
     return sorted(found)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from aiagent.infra import sandbox
+from aiagent.infra.config.model import SandboxSettings
 
 PROBE = """
 import socket, sys
@@ -103,9 +104,9 @@ def test_settings_wrapping_and_detection_messages(tmp_path: Path) -> None:
     off = sandbox.detect("none")
     assert not off.available and "disabled" in off.detail
     assert "unknown sandbox backend" in sandbox.detect("chroot").detail
-    assert sandbox.tool_settings({"backend": "none"}, "full-auto")["enabled"] is False
-    assert sandbox.tool_settings({}, "prompt")["enabled"] is False
-    assert sandbox.state({"backend": "none"}) == "off"
+    assert sandbox.tool_settings(SandboxSettings(backend="none"), "full-auto")["enabled"] is False
+    assert sandbox.tool_settings(SandboxSettings(), "prompt")["enabled"] is False
+    assert sandbox.state(SandboxSettings(backend="none")) == "off"
     with pytest.raises(sandbox.SandboxUnavailable):
         sandbox.sandbox_argv(["ls"], tmp_path, backend="none")
 

@@ -120,7 +120,7 @@ def test_project_config_cannot_trust_itself_nor_a_planted_user_folder(tmp_path: 
     (root / ".local" / "share" / "aiagent" / "trusted-folders.json").write_text(f'{{"folders": ["{root}"]}}')
     settings = Settings.load(root, env=env)
     assert not settings.trust.trusted
-    assert settings.get("security.trust_workspace") is False  # the default, not the project's true
+    assert settings.security.trust_workspace is False  # the default, not the project's true
 
 
 def test_untrusted_project_config_loses_what_widens_and_keeps_what_restricts(
@@ -128,13 +128,13 @@ def test_untrusted_project_config_loses_what_widens_and_keeps_what_restricts(
     root = repo(tmp_path, "r", HOSTILE)
     settings = Settings.load(root, env=env)
     assert settings.agent.approval_mode == "prompt"
-    assert settings.get("permissions.allow") == [] and settings.get("permissions.deny") == ["shell:git push"]
-    assert settings.get("sandbox.backend") == "auto" and settings.get("sandbox.always") is True
-    assert settings.get("tools.allow_outside_workspace") is False
-    assert settings.get("tools.shell.env") == {}
-    assert settings.get("provider.openai.base_url") == "https://api.openai.com/v1"
-    assert settings.get("provider.openai.model") == "gpt-4.1-mini"  # harmless keys apply
-    assert settings.get("skills.auto_approve") is None and settings.get("skills.disabled") == ["noisy"]
+    assert settings.permissions.allow == [] and settings.permissions.deny == ["shell:git push"]
+    assert settings.sandbox.backend == "auto" and settings.sandbox.always is True
+    assert settings.tools.allow_outside_workspace is False
+    assert settings.tools.shell.env == {}
+    assert settings.provider.openai.base_url == "https://api.openai.com/v1"
+    assert settings.provider.openai.model == "gpt-4.1-mini"  # harmless keys apply
+    assert settings.skills.auto_approve is None and settings.skills.disabled == ["noisy"]
     assert {"agent.approval_mode", "permissions.allow", "sandbox.backend", "tools.shell.env",
             "provider.openai.base_url", "skills.auto_approve", "security.trust_workspace",
             "tools.allow_outside_workspace"} <= set(settings.trust.ignored_keys)
@@ -149,7 +149,7 @@ def test_trusted_project_config_applies_in_full(tmp_path: Path, env: dict[str, s
     settings = Settings.load(root / ".agent", env=env)  # a subfolder: trusted through the root
     assert settings.trust.trusted and settings.trust.ignored_keys == []
     assert settings.agent.approval_mode == "full-auto"
-    assert settings.get("permissions.allow") == ["shell:rm"]
+    assert settings.permissions.allow == ["shell:rm"]
 
 
 def test_an_untrusted_project_may_narrow_the_approval_mode_but_not_widen_it() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-PROBE = ("import sys; from aiagent.infra.providers.detect import ollama_answers; "
+PROBE = ("import sys; from aiagent.app.provider import ollama_answers; "
          "print(ollama_answers('127.0.0.1:9'), 'httpx' in sys.modules)")
 
 

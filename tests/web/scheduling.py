@@ -52,8 +52,10 @@ class Clocked:
     def now(self) -> float:
         return float(self.clock.read_text())
 
-    def start(self) -> Server:
-        proc = subprocess.Popen([AIAGENT, "serve", "--provider", "anthropic"], cwd=self.project,
+    def start(self, *flags: str) -> Server:
+        """``aiagent serve`` with ``flags`` (default ``--provider anthropic``)."""
+        flags = flags or ("--provider", "anthropic")
+        proc = subprocess.Popen([AIAGENT, "serve", *flags], cwd=self.project,
                                 env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         match = URL.search(read_line(proc, 30))

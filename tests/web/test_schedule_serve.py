@@ -4,6 +4,7 @@ scheduler's clock moved through a file (no test waits a real minute)."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.web.scheduling import Clocked, finished_runs, job_of, wait_for
-from tests.web.serving import isolated_env
+from tests.web.serving import AIAGENT, isolated_env
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
@@ -202,3 +203,65 @@ def test_the_model_schedules_with_approval(clocked: Clocked) -> None:
     finally:
         server.stop()
     assert clocked.fake.remaining == 0
+
+
+def test_with_only_an_openai_key_the_chat_and_the_scheduler_both_use_openai(
+        tmp_path: Path) -> None:
+    """A new user with only OPENAI_API_KEY: the chat and every scheduled task go through one
+    choice of provider (detected), and ``config show`` names the same, with its reason."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    with FakeLLM() as fake:
+        env = isolated_env(tmp_path / "home")
+        clock = tmp_path / "clock"
+        env.update(OPENAI_BASE_URL=fake.url + "/v1", OPENAI_API_KEY="sk-test-only-openai-123",
+                   AIAGENT_SCHEDULER_CLOCK=str(clock), AIAGENT_SCHEDULER_TICK="0.1")
+        setup = Clocked(project, env, clock, fake)
+        setup.set_time(time.time())
+        shown = subprocess.run([AIAGENT, "config", "show"], cwd=project, env=env,
+                               capture_output=True, text=True, timeout=60)
+        assert shown.returncode == 0, shown.stderr
+        assert "# provider: openai   (OPENAI_API_KEY is set)" in shown.stdout, shown.stdout
+        assert "# model: gpt-4.1   (the default model for openai)" in shown.stdout
+        assert 'default = "anthropic"' not in shown.stdout  # no provider a run would not use
+        server = setup.start("--cwd", str(project))  # no --provider: detected, as a user would
+        try:
+            with server.client() as c:
+                info = c.get("/api/info").json()
+                assert (info["provider"], info["model"]) == ("openai", "gpt-4.1")
+                job = c.post("/api/schedules", json={"cron": "* * * * *",
+                                                     "prompt": "summarise"}).json()
+            fake.push(Turn(text="summary"))
+            setup.set_time(job["next_run"] + 1)
+            runs = wait_for(lambda: finished_runs(server, job["id"], 1), "the scheduled run")
+            assert runs[0]["status"] == "completed", runs
+            assert fake.requests[-1]["path"] == "/v1/chat/completions"  # the OpenAI wire
+        finally:
+            server.stop()
+
+
+def test_schedule_list_says_why_a_run_failed(tmp_path: Path) -> None:
+    """No provider at all: the run fails, and ``schedule list`` gives the reason."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    with FakeLLM() as fake:
+        env = isolated_env(tmp_path / "home")
+        clock = tmp_path / "clock"
+        env.update(AIAGENT_SCHEDULER_CLOCK=str(clock), AIAGENT_SCHEDULER_TICK="0.1",
+                   OLLAMA_HOST="127.0.0.1:9")  # nothing answers there
+        setup = Clocked(project, env, clock, fake)
+        setup.set_time(time.time())
+        added = setup.cli("add", "* * * * *", "anything")
+        assert added.returncode == 0, added.stderr
+        job_id = added.stdout.split()[0]
+        server = setup.start("--cwd", str(project))
+        try:
+            listed = job_of(server, job_id)
+            setup.set_time(listed["next_run"] + 1)
+            runs = wait_for(lambda: finished_runs(server, job_id, 1), "the failed run")
+            assert runs[0]["status"] == "failed"
+        finally:
+            server.stop()
+        shown = setup.cli("list")
+        assert "last: failed" in shown.stdout, shown.stdout
+        assert "why: no model provider is available" in shown.stdout, shown.stdout

@@ -41,10 +41,11 @@ from aiagent.contracts.events import (
 from aiagent.contracts.messages import Usage
 from aiagent.contracts.providers import ProviderError
 from aiagent.frontends.terminal_text import json_for_terminal, neutralise, safe_event
-from aiagent.infra.config.settings import ConfigError, Settings
+from aiagent.infra.config.settings import ConfigError
 
 if TYPE_CHECKING:
     from aiagent.agent.core.session import SessionRequest
+    from aiagent.app import Application
 
 PREVIEW = 300
 
@@ -277,15 +278,14 @@ async def drive(agent: Any, prompt: str, renderer: Renderer) -> Transcript:
 
 
 def run_headless(
-    settings: Settings, prompt: str, output: str, out: TextIO | None = None,
+    app: Application, prompt: str, output: str, out: TextIO | None = None,
     err: TextIO | None = None, *, session: SessionRequest | None = None,
-    approve: tuple[str, ...] = (),
 ) -> int:
+    """One headless run of ``prompt`` on the agent ``app`` builds (its provider already
+    resolved by the caller, or resolved here)."""
     from aiagent.agent.core.session import SessionRequest
-    from aiagent.app import Application
 
     out, err = out or sys.stdout, err or sys.stderr
-    app = Application(settings, interactive=False, approve=approve)
     try:
         started = app.start(session or SessionRequest(), title=prompt)
     except (ConfigError, ProviderError) as exc:

@@ -106,7 +106,7 @@ def test_untrusted_project_config_cannot_add_servers(home: Path, tmp_path: Path)
         {"mcp": {"servers": {"evil": {"command": "sh"}}}, "tools": {"web": {"allow_private": True}}}))
     settings = Settings.load(project)
     assert discover(settings).servers == {}
-    assert settings.get("tools.web.allow_private") is False
+    assert settings.tools.web.allow_private is False
     assert "mcp.servers" in settings.trust.ignored_keys
 
 

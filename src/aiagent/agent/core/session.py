@@ -57,7 +57,10 @@ class SessionError(ConfigError):
     """Cannot open or find the session (exit code 2)."""
 
 
-def open_session(settings: Settings, request: SessionRequest, *, title: str = "") -> AgentSession:
+def open_session(settings: Settings, request: SessionRequest, *, provider: str, model: str,
+                 title: str = "") -> AgentSession:
+    """A new stored session for ``provider``/``model`` (as :func:`aiagent.app.resolve` chose
+    them), the latest in this folder, or one by id."""
     from aiagent.infra.store.approvals import ApprovalStore
     from aiagent.infra.store.db import StoreError
     from aiagent.infra.store.sessions import SessionNotFound, SessionStore
@@ -67,15 +70,15 @@ def open_session(settings: Settings, request: SessionRequest, *, title: str = ""
     except StoreError as exc:
         raise SessionError(str(exc)) from None
     try:
-        info, resumed = _choose(store, settings, request, title)
+        info, resumed = _choose(store, settings, request, title, provider, model)
     except SessionNotFound as exc:
         store.close()
         raise SessionError(str(exc)) from None
-    return _assemble(store, ApprovalStore(store.conn), info, settings, resumed)
+    return _assemble(store, ApprovalStore(store.conn), info, settings, resumed, model)
 
 
-def _choose(store: SessionStore, settings: Settings, request: SessionRequest, title: str
-            ) -> tuple[SessionInfo, bool]:
+def _choose(store: SessionStore, settings: Settings, request: SessionRequest, title: str,
+            provider: str, model: str) -> tuple[SessionInfo, bool]:
     from aiagent.infra.store.sessions import SessionNotFound, title_of
 
     workspace = str(settings.workspace)
@@ -86,17 +89,17 @@ def _choose(store: SessionStore, settings: Settings, request: SessionRequest, ti
         if latest is None:
             raise SessionNotFound(f"no earlier session in {workspace} to continue")
         return latest, True
-    info = store.create(workspace, provider=settings.provider_name, model=settings.model,
+    info = store.create(workspace, provider=provider, model=model,
                         title=title_of(title))
     return info, False
 
 
 def _assemble(store: SessionStore, approvals: ApprovalStore, info: SessionInfo,
-              settings: Settings, resumed: bool) -> AgentSession:
+              settings: Settings, resumed: bool, model: str) -> AgentSession:
     from aiagent.infra.store.sessions import SessionRecorder, repair_tail
 
     history = store.messages(info.id)
-    recorder = SessionRecorder(store, info.id, len(history), model=settings.model)
+    recorder = SessionRecorder(store, info.id, len(history), model=model)
     conversation = Conversation(history, on_append=recorder)
     notes = []
     fix = repair_tail(history)
@@ -104,14 +107,17 @@ def _assemble(store: SessionStore, approvals: ApprovalStore, info: SessionInfo,
         conversation.append(fix)
         notes.append("the previous run stopped in the middle of a tool call; its result was "
                       "marked as not run")
-    context = make_context(settings, store, info)
+    context = make_context(settings, store, info, model)
     return AgentSession(store, approvals, info, conversation, recorder, context, resumed, notes)
 
 
-def make_context(settings: Settings, store: SessionStore, info: SessionInfo) -> ContextWindow:
-    raw = dict(settings.get("context", {}))
-    windows = {str(k): int(v) for k, v in dict(raw.pop("windows", {})).items()}
-    budget = budget_for(settings.model, settings.agent.context_budget, windows)
+def make_context(settings: Settings, store: SessionStore, info: SessionInfo,
+                 model: str) -> ContextWindow:
+    section = settings.context
+    raw = {name: getattr(section, name) for name in ContextSettings.__dataclass_fields__
+           if hasattr(section, name)}
+    windows = {str(k): int(v) for k, v in section.windows.items()}
+    budget = budget_for(model, settings.agent.context_budget, windows)
     saved = store.latest_compaction(info.id)
     return ContextWindow(
         budget,

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aiagent.infra.config.settings import Settings
 
 
 class SkillConfigError(Exception):
@@ -52,3 +55,10 @@ def disabled_names(skills: Mapping[str, Any], all_names: Iterable[str]) -> set[s
         disabled |= set(name_list(preset.get("disabled")))
     disabled -= set(name_list(skills.get("enabled")))
     return disabled
+
+
+def skills_table(settings: Settings) -> dict[str, Any]:
+    """``[skills]`` as the skill loader reads it: the keys that are set."""
+    from aiagent.infra.config.model import as_table
+
+    return {k: v for k, v in as_table(settings.skills).items() if v is not None}

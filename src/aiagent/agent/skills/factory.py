@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from aiagent.agent.skills.config import SkillConfigError, disabled_names, name_list
+from aiagent.agent.skills.config import SkillConfigError, disabled_names, name_list, skills_table
 from aiagent.agent.skills.host import LLM, HostServices
 from aiagent.agent.skills.loader import (
     Admit,
@@ -29,11 +29,6 @@ from aiagent.agent.skills.runtime import SkillRuntime
 from aiagent.agent.skills.state import disabled_by_state
 from aiagent.infra.config import paths
 from aiagent.infra.config.settings import ConfigError, Settings
-
-
-def skills_table(settings: Settings) -> dict[str, Any]:
-    table = settings.get("skills", {})
-    return dict(table) if isinstance(table, dict) else {}
 
 
 def _decide(settings: Settings, root: Path) -> Any:

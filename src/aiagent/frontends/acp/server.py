@@ -121,10 +121,14 @@ class AcpServer:
 
     def _open(self, cwd: str, mcp_servers: list[Any] | None, request: Any) -> Live:
         from aiagent.app import Application
+        from aiagent.contracts.providers import AuthError
         from aiagent.infra.config.settings import ConfigError
 
         settings = self._settings(cwd, mcp_servers)
         app = Application(settings, interactive=True)
+        with contextlib.suppress(AuthError):  # said again, with the fix, by start below
+            if note := app.resolve().note:
+                log.info("aiagent: %s", note)
         try:
             started = app.start(request)
         except ConfigError as exc:  # an unknown session id, a bad config, no API key
@@ -145,10 +149,8 @@ class AcpServer:
         return live
 
     def _settings(self, cwd: str, mcp_servers: list[Any] | None) -> Any:
-        from aiagent.contracts.providers import AuthError
         from aiagent.infra.config.flags import flags_layer
         from aiagent.infra.config.settings import ConfigError, Settings
-        from aiagent.infra.providers.detect import choose_provider
 
         folder = Path(cwd)
         if not folder.is_absolute() or not folder.is_dir():
@@ -161,10 +163,6 @@ class AcpServer:
             settings = Settings.load(folder, flags)
         except ConfigError as exc:
             raise RequestError.invalid_params({"details": str(exc)}) from None
-        with contextlib.suppress(AuthError):  # said again, with the fix, on the first prompt
-            note = choose_provider(settings)
-            if note:
-                log.info("aiagent: %s", note)
         return settings
 
     # ---- prompts ---------------------------------------------------------------------

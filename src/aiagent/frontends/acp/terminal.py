@@ -31,12 +31,15 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import schema
 
 from aiagent.agent.tools.tooldef import BuiltinTool, int_arg
 from aiagent.contracts.tools import Tool, ToolContext, ToolError, ToolResult
+
+if TYPE_CHECKING:
+    from aiagent.infra.config.settings import Settings
 
 log = logging.getLogger("aiagent.acp")
 CHOICES = ("auto", "editor", "agent")
@@ -53,9 +56,8 @@ class TerminalEvent:
     terminal_id: str
 
 
-def terminal_choice(settings: Any) -> str:
-    table = settings.get("acp", {}) if hasattr(settings, "get") else {}
-    value = table.get("terminal", "auto") if isinstance(table, dict) else "auto"
+def terminal_choice(settings: Settings) -> str:
+    value = settings.acp.terminal
     return value if value in CHOICES else "auto"
 
 

@@ -13,32 +13,43 @@ def config() -> None:
     """Show the effective configuration and where it comes from."""
 
 
-def _settings(cwd: str | None):  # type: ignore[no-untyped-def]
-    from aiagent.infra.config.settings import ConfigError, Settings
-
-    try:
-        return Settings.load(Path(cwd or os.getcwd()))
-    except ConfigError as exc:
-        click.echo(f"aiagent: error: {exc}", err=True)
-        raise SystemExit(exc.exit_code) from None
-
-
 @config.command("show")
 @click.option("--cwd", type=click.Path(file_okay=False))
 def show(cwd: str | None) -> None:
-    """Print the merged settings as TOML, secrets masked, with the layers used."""
+    """Print the merged settings as TOML, secrets masked, with the layers used, and the
+    provider and model a run here would use, and why."""
     import tomli_w
 
-    from aiagent.infra.config.settings import mask_secret
+    from aiagent.frontends.cli.settings_load import load_settings
 
-    settings = _settings(cwd)
+    settings = load_settings(cwd)
     click.echo("# layers, later wins: " + " → ".join(layer.source for layer in settings.layers))
-    click.echo(f"# provider: {settings.provider_name}   model: {settings.model}")
-    key, source = settings.api_key()
+    for line in run_summary(settings):
+        click.echo(f"# {line}")
+    data = settings.masked()
+    if not settings.set_by_user("provider.default"):  # detected per run: said above, not here
+        data["provider"].pop("default", None)
+    click.echo(tomli_w.dumps(data).rstrip())
+
+
+def run_summary(settings: object) -> list[str]:
+    """What a run in this folder would use: provider, model and key, each with its reason."""
+    from aiagent.app import Application
+    from aiagent.contracts.providers import AuthError
+    from aiagent.infra.config.settings import Settings, mask_secret
+
+    assert isinstance(settings, Settings)
+    try:
+        choice = Application(settings, interactive=False).resolve()
+    except AuthError as exc:
+        return [f"provider: none available ({exc})"]
+    lines = [f"provider: {choice.name}   ({choice.why})",
+             f"model: {choice.model}   ({choice.model_why})"]
+    key, source = settings.api_key(choice.name)
     if source:
         state = f"set ({mask_secret(key)}) from {source}" if key else f"not set (expected in {source})"
-        click.echo(f"# api key: {state}")
-    click.echo(tomli_w.dumps(settings.masked()).rstrip())
+        lines.append(f"api key: {state}")
+    return lines
 
 
 @config.command("path")

@@ -88,13 +88,14 @@ def _static(options: dict[str, Any], cwd: Path) -> dict[str, Any]:
 def _with_model(settings: Any, static: dict[str, Any],
                 question: str | None) -> tuple[dict[str, Any], int]:
     """The document with the model's report when a provider is there, and an exit code."""
+    from aiagent.app import Application
     from aiagent.contracts.providers import AuthError, ProviderError
     from aiagent.engines.logs.incident import IncidentError
     from aiagent.engines.logs.render import MODEL_WOULD_ADD, document
-    from aiagent.infra.providers.detect import choose_provider
 
+    app = Application(settings, interactive=False)
     try:
-        note = choose_provider(settings)
+        note = app.resolve().note
     except AuthError as exc:
         line = f"static report only ({exc}); {MODEL_WOULD_ADD}"
         click.echo(f"aiagent: {line}", err=True)
@@ -102,7 +103,7 @@ def _with_model(settings: Any, static: dict[str, Any],
     if note:
         click.echo(f"aiagent: {note}", err=True)
     try:
-        incident = asyncio.run(_explain(settings, static, question))
+        incident = asyncio.run(_explain(app, static, question))
     except (ProviderError, IncidentError) as exc:
         attempts = getattr(exc, "attempts", 0)
         click.echo(f"aiagent: error: model: {exc}", err=True)
@@ -116,23 +117,21 @@ def _with_model(settings: Any, static: dict[str, Any],
     return document(static, incident), EXIT_OK
 
 
-async def _explain(settings: Any, static: dict[str, Any], question: str | None) -> Any:
-    from aiagent.agent.skills.wiring import provider_llm
-    from aiagent.app import Application
+async def _explain(app: Any, static: dict[str, Any], question: str | None) -> Any:
     from aiagent.engines.logs.incident import explain
 
-    provider = Application(settings, interactive=False).provider()
-    llm = provider_llm(provider, settings.model, max_tokens=min(settings.max_tokens, 4096))
+    settings = app.settings
+    llm = app.one_shot(max_tokens=4096)
 
     async def complete(system: str, prompt: str) -> str:
-        return str(await llm(prompt, {"system": system}))
+        return await llm(prompt, {"system": system})
 
     limit = settings.agent.timeout or None
     try:
         return await asyncio.wait_for(
             explain(static, complete, attempts=1 + RE_ASKS, question=question), limit)
     finally:
-        await provider.aclose()
+        await llm.aclose()
 
 
 def _stdin_is_terminal() -> bool:

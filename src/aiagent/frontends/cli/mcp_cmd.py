@@ -19,13 +19,9 @@ import click
 
 
 def _settings() -> Any:
-    from aiagent.infra.config.settings import ConfigError, Settings
+    from aiagent.frontends.cli.settings_load import load_settings
 
-    try:
-        return Settings.load(Path(os.getcwd()))
-    except ConfigError as exc:
-        click.echo(f"aiagent: error: {exc}", err=True)
-        raise SystemExit(exc.exit_code) from None
+    return load_settings()
 
 
 def _scope_file(settings: Any, scope: str) -> Path:

@@ -79,14 +79,12 @@ def _agent(settings: Settings, spec: DiffSpec) -> Started | None:
     from aiagent.agent.core.session import SessionRequest
     from aiagent.app import Application
     from aiagent.contracts.providers import AuthError, ProviderError
-    from aiagent.infra.providers.detect import choose_provider
 
+    app = Application(settings, interactive=False)
     try:
-        note = choose_provider(settings)
-        if note:
+        if note := app.resolve().note:
             _note(note)
-        return Application(settings, interactive=False).start(
-            SessionRequest(), title=f"code review of {spec.describe()}")
+        return app.start(SessionRequest(), title=f"code review of {spec.describe()}")
     except AuthError as exc:
         _note(f"{exc}")
         return None

@@ -137,15 +137,16 @@ def run_agent(options: dict[str, Any]) -> int:
         return fail(str(exc), exc.exit_code)
     if not prompt:
         return fail("no prompt: give --prompt \"…\", --file PATH, or pipe text on stdin")
+    from aiagent.app import Application
     from aiagent.contracts.providers import AuthError
-    from aiagent.infra.providers.detect import choose_provider
 
+    app = Application.from_settings(settings, options)
     try:
-        note = choose_provider(settings)
+        choice = app.resolve()
     except AuthError as exc:
         return fail(str(exc), exc.exit_code)
-    if note:
-        click.echo(f"aiagent: {note}", err=True)
+    if choice.note:
+        click.echo(f"aiagent: {choice.note}", err=True)
     from aiagent.agent.core.session import SessionRequest
     from aiagent.frontends.headless import run_headless
 
@@ -154,5 +155,4 @@ def run_agent(options: dict[str, Any]) -> int:
 
         return fail(resume_hint(settings))
     request = SessionRequest(bool(options.get("continue_session")), options.get("resume"))
-    return run_headless(settings, prompt, options.get("output") or "text", session=request,
-                        approve=tuple(options.get("approve") or ()))
+    return run_headless(app, prompt, options.get("output") or "text", session=request)

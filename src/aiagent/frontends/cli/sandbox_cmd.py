@@ -18,20 +18,16 @@ def sandbox() -> None:
 @click.option("--backend", default=None, help="Check this backend instead of the configured one.")
 def check(backend: str | None) -> None:
     """Say which sandbox is active here. Exit code 1 when none is."""
+    from aiagent.frontends.cli.settings_load import load_settings
     from aiagent.infra import sandbox as sb
-    from aiagent.infra.config.settings import ConfigError, Settings
 
-    try:
-        config = Settings.load(Path(os.getcwd())).get("sandbox", {})
-    except ConfigError as exc:
-        click.echo(f"aiagent: error: {exc}", err=True)
-        raise SystemExit(exc.exit_code) from None
-    info = sb.detect(backend or str(config.get("backend", "auto")))
+    config = load_settings().sandbox
+    info = sb.detect(backend or config.backend)
     if info.available:
         net = {"full": "blocked", "tcp": "TCP blocked (UDP not)"}.get(info.network_isolation, "not blocked")
-        allowed = " (allowed by [sandbox] network)" if config.get("network") else ""
+        allowed = " (allowed by [sandbox] network)" if config.network else ""
         temps = "a private /tmp" if info.backend == "bubblewrap" else "temp folders"
-        protected = ", ".join(config.get("protected", sb.PROTECTED))
+        protected = ", ".join(config.protected)
         click.echo(f"sandbox: {info.backend} ({info.detail})")
         click.echo(f"writes: workspace and {temps} only; read-only in the workspace: {protected}")
         click.echo(f"network: {net}{allowed}")

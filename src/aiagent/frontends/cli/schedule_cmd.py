@@ -71,6 +71,11 @@ def list_cmd(as_json: bool) -> None:
         prompt = " ".join(job.prompt.split())[:60]
         click.echo(f"{job.id}  {job.cron:<15}  next {_when(job.next_run)}{last}")
         click.echo(f"            {job.folder}  {prompt}")
+        if runs and runs[0].status == "failed" and runs[0].note:  # why, in one line
+            from aiagent.frontends.terminal_text import neutralise
+
+            reason = " ".join(neutralise(runs[0].note).split())[:200]
+            click.echo(f"            why: {reason}")
 
 
 @schedule.command("add")

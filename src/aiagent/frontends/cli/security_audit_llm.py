@@ -100,41 +100,41 @@ class LlmSetup:
 def prepare(request: LlmRequest | None, base: Path) -> LlmSetup | None:
     """The phase's set-up when it is to run; :class:`LlmUnavailable` when asked and impossible."""
     from aiagent.engines.security.errors import SecurityConfigError
-    from aiagent.infra.config.flags import flags_layer
+    from aiagent.frontends.cli.settings_load import settings_flags
     from aiagent.infra.config.settings import ConfigError, Settings
 
     request = request or LlmRequest()
     if request.enabled is False:
         return None
     try:
-        settings = Settings.load(base, flags_layer({"provider": request.provider,
-                                                    "model": request.model}))
+        settings = Settings.load(base, settings_flags({"provider": request.provider,
+                                                       "model": request.model}))
     except ConfigError as exc:
         raise SecurityConfigError("config", "", str(exc)) from None
-    if request.enabled is None and settings.get("security.enable_llm_analysis") is not True:
+    if request.enabled is None and settings.security.enable_llm_analysis is not True:
         return None
     options = _options(request, settings)
-    provider = _provider(settings, asked=request.enabled is True)
-    return None if provider is None else LlmSetup(provider, settings.model, options)
+    found = _provider(settings, asked=request.enabled is True)
+    return None if found is None else LlmSetup(found[0], found[1], options)
 
 
-def _provider(settings: Settings, *, asked: bool) -> Provider | None:
-    from aiagent.app import make_provider
+def _provider(settings: Settings, *, asked: bool) -> tuple[Provider, str] | None:
+    from aiagent.app import Application
     from aiagent.contracts.providers import AuthError
-    from aiagent.infra.providers.detect import choose_provider
 
+    app = Application(settings, interactive=False)
     try:
-        note = choose_provider(settings)
-        provider = make_provider(settings)
+        choice = app.resolve()
+        provider = app.provider()
     except AuthError as exc:
         if asked:
             raise LlmUnavailable(f"--llm needs a model: {exc}") from None
         click.echo(f"warning: LLM phase skipped ([security] enable_llm_analysis): {exc}",
                    err=True)
         return None
-    if note:
-        click.echo(f"aiagent: {note}", err=True)
-    return provider
+    if choice.note:
+        click.echo(f"aiagent: {choice.note}", err=True)
+    return provider, choice.model
 
 
 def _options(request: LlmRequest, settings: Settings) -> PhaseOptions:
@@ -142,11 +142,11 @@ def _options(request: LlmRequest, settings: Settings) -> PhaseOptions:
     from aiagent.engines.security.analyzers.phase import PhaseOptions
     from aiagent.engines.security.analyzers.plan import DEFAULT_BUDGET
 
-    section = settings.get("security") or {}
-    analyzers = request.analyzers or tuple(section.get("llm_analyzers") or ())
+    section = settings.security
+    analyzers = request.analyzers or tuple(section.llm_analyzers or ())
     select(analyzers, "--llm-analyzers" if request.analyzers else "security.llm_analyzers")
     return PhaseOptions(
         analyzers=analyzers,
-        budget_tokens=request.budget or int(section.get("llm_budget_tokens") or DEFAULT_BUDGET),
-        max_calls=section.get("max_llm_calls"),
+        budget_tokens=request.budget or section.llm_budget_tokens or DEFAULT_BUDGET,
+        max_calls=section.max_llm_calls,
     )

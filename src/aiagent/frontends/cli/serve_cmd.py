@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -27,9 +28,8 @@ def _fail(message: str, code: int = 2) -> None:
 def serve(host: str, port: int, allow_remote: bool, cwd: Path | None, provider: str | None,
           model: str | None) -> None:
     """Serve a local web chat over this folder's sessions; prints its URL with a token."""
+    from aiagent.frontends.cli.settings_load import load_settings
     from aiagent.frontends.web.guard import is_loopback
-    from aiagent.infra.config.flags import flags_layer
-    from aiagent.infra.config.settings import ConfigError, Settings
 
     if not is_loopback(host) and not allow_remote:
         _fail(f"--host {host}: not a loopback address; add --allow-remote to listen on it "
@@ -37,18 +37,16 @@ def serve(host: str, port: int, allow_remote: bool, cwd: Path | None, provider: 
     folder = cwd or Path(os.getcwd())
     if not folder.is_dir():
         _fail(f"--cwd {folder}: no such folder")
-    try:
-        settings = Settings.load(folder, flags_layer({"provider": provider, "model": model}))
-    except ConfigError as exc:
-        _fail(str(exc), exc.exit_code)
+    settings = load_settings(folder, {"provider": provider, "model": model})
     from aiagent.frontends.web.server import ServeOptions
     from aiagent.frontends.web.server import serve as run_server
 
     def make_application() -> object:  # built on the first API call, after the URL is out
         from aiagent.app import Application
 
-        _choose_provider(settings)
-        return Application(settings, interactive=True)
+        app = Application(settings, interactive=True)
+        _say_provider(app)
+        return app
 
     options = ServeOptions(host=host, port=port, allow_remote=allow_remote,
                            flags={k: v for k, v in (("provider", provider), ("model", model)) if v},
@@ -70,12 +68,12 @@ def _tick(text: str) -> float:
         return 0.0
 
 
-def _choose_provider(settings: object) -> None:
+def _say_provider(app: Any) -> None:
+    """The provider the chat and the scheduler will both use (one choice, made here)."""
     from aiagent.contracts.providers import AuthError
-    from aiagent.infra.providers.detect import choose_provider
 
     try:
-        note = choose_provider(settings)  # type: ignore[arg-type]
+        note = app.resolve().note
     except AuthError as exc:  # the page says so on the first message; the server still starts
         click.echo(f"aiagent: note: {exc}", err=True)
         return

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from aiagent.frontends.cli.settings_load import settings_flags
 from aiagent.infra.config.settings import ConfigError, Settings
 
 SKILL_TYPES = ["tool", "prompt", "workflow", "security-rule", "transform"]
@@ -26,7 +27,7 @@ def _runtime(cwd: str | None) -> Any:
 
     folder = Path(cwd or os.getcwd())
     try:
-        settings = Settings.load(folder)
+        settings = Settings.load(folder, settings_flags())
         app = Application(settings, interactive=False)
         return settings, app.skill_runtime(report=lambda m: None)
     except ConfigError as exc:

@@ -5,7 +5,6 @@ skills that travel (spec §4.12, seed 000 §2.3). Attached to the ``skill`` grou
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,16 +36,16 @@ def _errors() -> Iterator[None]:
 
 def _ctx(cwd: str | None, refresh: bool = False) -> Any:
     from aiagent.agent.skills.distribution.manage import context
-    from aiagent.infra.config.settings import Settings
+    from aiagent.frontends.cli.settings_load import load_settings
 
-    return context(Settings.load(Path(cwd or os.getcwd())), refresh)
+    return context(load_settings(cwd), refresh)
 
 
 def _registry(cwd: str | None, refresh: bool) -> Any:
     from aiagent.agent.skills.distribution.registry import from_settings
-    from aiagent.infra.config.settings import Settings
+    from aiagent.frontends.cli.settings_load import load_settings
 
-    return from_settings(Settings.load(Path(cwd or os.getcwd())), refresh)
+    return from_settings(load_settings(cwd), refresh)
 
 
 def _confirm(yes: bool) -> Callable[[list[str]], bool]:

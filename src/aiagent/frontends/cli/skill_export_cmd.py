@@ -3,7 +3,6 @@ Code, Codex and Gemini CLI, in the folders where each discovers them."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +17,10 @@ scope_option = click.option("--scope", type=click.Choice(["project", "user"]), d
 
 
 def _setup(cwd: str | None) -> tuple[Any, Path, Path]:
+    from aiagent.frontends.cli.settings_load import load_settings
     from aiagent.infra.config import paths
-    from aiagent.infra.config.settings import Settings
 
-    settings = Settings.load(Path(cwd or os.getcwd()))
+    settings = load_settings(cwd)
     home = Path(settings.env.get("HOME") or Path.home())
     return settings, paths.project_root(settings.workspace), home
 

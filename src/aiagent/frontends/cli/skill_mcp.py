@@ -21,10 +21,9 @@ def rows(settings: Any) -> list[dict[str, Any]]:
     from aiagent.infra.config import paths
 
     found = discover(settings, show_untrusted=True)
-    trust = settings.trust
     off = mcp_disabled(paths.project_root(settings.workspace), paths.config_dir(settings.env),
-                       trusted=trust is None or trust.trusted)
-    all_off = settings.get("mcp.enabled", True) is False
+                       trusted=settings.trusted)
+    all_off = not settings.mcp.enabled
     out = []
     for name, config in sorted(found.servers.items()):
         state, reason = "enabled", ""

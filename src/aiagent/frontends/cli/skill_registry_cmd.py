@@ -3,7 +3,6 @@ repository with the spec §4.12 layout)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +17,12 @@ registry_option = click.option(
 
 def _registry_folder(where: str | None) -> Path:
     from aiagent.agent.skills.distribution.names import DistError
-    from aiagent.infra.config.settings import Settings
+    from aiagent.frontends.cli.settings_load import load_settings
 
     if where:
         return Path(where).resolve()
-    settings = Settings.load(Path(os.getcwd()))
-    url = str((settings.get("skills", {}) or {}).get("registry_url") or "")
+    settings = load_settings()
+    url = settings.skills.registry_url or ""
     if not url or "://" in url or url.startswith("git@"):
         raise DistError("name the registry folder with --registry (a clone of the registry you can commit to)")
     return (settings.workspace / Path(url).expanduser()).resolve()

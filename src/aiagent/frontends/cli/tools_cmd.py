@@ -11,16 +11,13 @@ import click
 
 
 def _load(cwd: str | None) -> Any:
-    from aiagent.infra.config.settings import ConfigError, Settings
 
     folder = Path(cwd or os.getcwd())
     if not folder.is_dir():
         raise click.UsageError(f"--cwd {folder}: no such folder")
-    try:
-        return Settings.load(folder)
-    except ConfigError as exc:
-        click.echo(f"aiagent: error: {exc}", err=True)
-        raise SystemExit(exc.exit_code) from None
+    from aiagent.frontends.cli.settings_load import load_settings
+
+    return load_settings(folder)
 
 
 @click.group()
@@ -88,6 +85,7 @@ def run_tool(name: str, args_json: str, cwd: str | None, events: bool) -> None:
 async def _run(tool: Any, args: dict[str, Any], settings: Any, events: bool) -> Any:
     from aiagent.agent.core.loop import Agent
     from aiagent.agent.tools.base import release_tool_state, validate_args
+    from aiagent.app import tool_settings
     from aiagent.contracts.tools import ToolContext, ToolResult
 
     problem = validate_args(tool, args)
@@ -101,7 +99,7 @@ async def _run(tool: Any, args: dict[str, Any], settings: Any, events: bool) -> 
 
     ctx = ToolContext(
         workspace=settings.workspace, call_id="cli", emit=emit,
-        settings=dict(settings.get("tools", {})),
+        settings=tool_settings(settings),  # the agent's own: what the model would get
     )
     try:
         return await Agent._guard(tool.run(args, ctx), f"tool {tool.name}")

@@ -86,11 +86,11 @@ def _root_trust() -> bool:
 
 def _settings(path: Path, trust: bool) -> Settings:
     from aiagent.engines.wiki.errors import WikiError
+    from aiagent.frontends.cli.settings_load import settings_flags
     from aiagent.infra.config.settings import ConfigError, Settings
 
-    flags = {"security": {"trust_workspace": True}} if trust else None
     try:
-        return Settings.load(path.resolve(), flags)
+        return Settings.load(path.resolve(), settings_flags({"trust": trust}))
     except ConfigError as exc:
         raise WikiError(str(exc)) from None
 
@@ -110,4 +110,6 @@ def _test_options(settings: Settings, path: Path, timeout: float) -> TestOptions
     if settings.trust is None or not settings.trust.trusted:
         raise WikiError(f"{path.resolve()}: --test-report runs the project's own code, and this folder "
                         "is not trusted (trust it with `aiagent trust`, or add --trust for this run)")
-    return TestOptions(timeout, dict(settings.get("sandbox") or {}))
+    from aiagent.infra.config.model import as_table
+
+    return TestOptions(timeout, as_table(settings.sandbox))

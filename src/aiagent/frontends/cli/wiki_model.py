@@ -64,19 +64,18 @@ def make_analyst(request: ModelRequest, base: Path, say: Callable[[str], None]) 
     from aiagent.app import Application
     from aiagent.contracts.providers import AuthError
     from aiagent.engines.wiki.passes import Analyst
+    from aiagent.frontends.cli.settings_load import load_settings
     from aiagent.frontends.tui.pricing import cost
-    from aiagent.infra.config.flags import flags_layer
-    from aiagent.infra.config.settings import Settings
-    from aiagent.infra.providers.detect import choose_provider
 
-    settings = Settings.load(base, flags_layer({"provider": request.provider, "model": request.model}))
+    settings = load_settings(base, {"provider": request.provider, "model": request.model})
+    app = Application(settings, interactive=False)
     try:
-        note = choose_provider(settings)
-        provider = Application(settings, interactive=False).provider()
+        choice = app.resolve()
+        provider = app.provider()
     except AuthError as exc:
         say(f"static wiki only ({exc}); {MODEL_WOULD_ADD}")
         return None
-    if note:
-        say(note)
-    model = settings.model
+    if choice.note:
+        say(choice.note)
+    model = choice.model
     return Analyst(provider, model, request.depth, request.concurrency, lambda usage: cost(model, usage))

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
+from aiagent.frontends.cli.settings_load import load_settings
 from aiagent.infra.config.settings import ConfigError, Settings
 
 
@@ -24,17 +23,15 @@ def workflow() -> None:
     """Run workflows provided by skills."""
 
 
-def _llm(settings: Settings) -> Any:
-    """The configured model for the workflow's LLM calls, or None without a key."""
-    from aiagent.agent.skills.wiring import provider_llm
-    from aiagent.app import make_provider
+def _llm(app: Any) -> Any:
+    """The run's model for the workflow's LLM calls (chosen as every run chooses it), or
+    None without one."""
     from aiagent.contracts.providers import ProviderError
 
     try:
-        provider = make_provider(settings)
+        return app.one_shot()
     except (ProviderError, ConfigError):
         return None
-    return provider_llm(provider, settings.model)
 
 
 async def _run(settings: Settings, name: str, data: dict[str, Any], approve: tuple[str, ...]) -> Any:
@@ -43,13 +40,16 @@ async def _run(settings: Settings, name: str, data: dict[str, Any], approve: tup
     from aiagent.app import Application
 
     app = Application(settings, interactive=False)
-    rt = app.skill_runtime(approve=approve, approver=terminal_approver(), llm=_llm(settings),
+    llm = _llm(app)
+    rt = app.skill_runtime(approve=approve, approver=terminal_approver(), llm=llm,
                            report=lambda m: click.echo(f"aiagent: skills: {m}", err=True))
     try:
         await activate_workflow(rt, name, lambda m: click.echo(f"aiagent: skills: {m}", err=True))
         return await rt.run_workflow(name, data)
     finally:
         await rt.close()
+        if llm is not None:
+            await llm.aclose()
 
 
 @workflow.command("run")
@@ -69,7 +69,7 @@ def run_cmd(name: str, input_json: str, approve_skills: str, cwd: str | None) ->
     if not isinstance(data, dict):
         _fail("--input: must be a JSON object")
     try:
-        settings = Settings.load(Path(cwd or os.getcwd()))
+        settings = load_settings(cwd)
         approve = tuple(n.strip() for n in approve_skills.split(",") if n.strip())
         result = asyncio.run(_run(settings, name, data, approve))
     except ConfigError as exc:

@@ -35,9 +35,8 @@ def model_names(app: InteractiveApp) -> list[str]:
     names = set(known_models())
     if app.settings is not None:
         for provider in ("anthropic", "openai", "ollama"):
-            name = app.settings.get(f"provider.{provider}.model")
-            if name:
-                names.add(str(name))
+            if name := app.settings.provider.entry(provider).model:
+                names.add(name)
     return sorted(names)
 
 
@@ -69,13 +68,12 @@ async def provider(app: InteractiveApp, arg: str) -> None:
 
     assert app.parts is not None and app.parts.app is not None
     try:
-        new = app.parts.app.provider(arg)
+        choice, new = app.parts.app.use_provider(arg)
     except (ValueError, ConfigError, ProviderError) as exc:
         _say(app, f"✗ {exc}", "red")
         return
-    app.provider_name = arg
-    app.agent.use_provider(new, model=str(app.settings.get(f"provider.{arg}.model",
-                                                           app.agent.config.model)))
+    app.provider_name = choice.name
+    app.agent.use_provider(new, model=choice.model)
     _say(app, f"provider set to {arg} (model {app.agent.config.model})", "green")
 
 

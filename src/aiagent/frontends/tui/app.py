@@ -85,14 +85,15 @@ class InteractiveApp:
         try:
             settings = await asyncio.to_thread(prepare.load_settings, self.cwd, self.options,
                                                self.env)
-            await asyncio.to_thread(prepare.warm_imports, settings.provider_name)
+            await asyncio.to_thread(prepare.warm_imports)
             self.parts = prepare.build_parts(settings, self.options, self.env)
         except Exception as exc:  # noqa: BLE001 - ConfigError, StoreError: one line, exit 2
             self.fatal = str(exc) if isinstance(exc, ConfigError) else f"{type(exc).__name__}: {exc}"
             if self.input is not None:
                 self.input.stop()
             return
-        self.provider_name = settings.provider_name
+        if self.parts.app is not None:
+            self.provider_name = self.parts.app.choice_or_named().name
         if self.agent is not None:
             from aiagent.contracts.hooks import Hooks
             from aiagent.frontends.tui.skill_approval import connect
@@ -106,7 +107,7 @@ class InteractiveApp:
             self.say(render.notice(f"! {problem}", "yellow"))
         if self.parts.missing_key:  # the first run, most likely: say how to go on
             self.say(render.notice(""))
-            self.say(render.first_run(settings, self.term))
+            self.say(render.first_run(self.parts.app, self.term))
         if self.input is not None:
             self.input.refresh()
 
@@ -275,8 +276,9 @@ class InteractiveApp:
         if parts is None:
             return Status(model="starting…" if self.fatal is None else "error")
         if agent is None:  # built, but without an agent: say why instead of "starting…"
-            return Status(model=parts.settings.model or "no model",
-                          provider=parts.settings.provider_name,
+            named = parts.app.choice_or_named() if parts.app is not None else None
+            return Status(model=named.model if named else "no model",
+                          provider=named.name if named else "",
                           note="no API key" if parts.missing_key else "not ready (see above)")
         return Status(
             model=agent.config.model,

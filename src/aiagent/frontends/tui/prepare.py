@@ -46,14 +46,10 @@ def load_settings(cwd: Path, options: dict[str, Any], env: dict[str, str]) -> Se
     return Settings.load(cwd, flags_layer(options), env)
 
 
-def warm_imports(provider: str) -> None:
-    """Import what the first turn needs, so it starts without a pause."""
-    from aiagent.infra.providers import PROVIDERS
-
-    names = list(HEAVY_MODULES)
-    if provider in PROVIDERS:
-        names.append(PROVIDERS[provider].partition(":")[0])
-    for name in names:
+def warm_imports() -> None:
+    """Import what the first turn needs, so it starts without a pause (the chosen
+    provider's module is imported when the agent is built)."""
+    for name in HEAVY_MODULES:
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001,S112 - warming is best effort
@@ -90,13 +86,12 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
     agent, missing_key = None, False
     try:
         from aiagent.contracts.providers import AuthError
-        from aiagent.infra.providers.detect import choose_provider
 
         try:
-            if note := choose_provider(settings):
+            if note := app.resolve().note:
                 problems.append(note)
         except AuthError:
-            pass  # nothing available: the default provider's "no API key" and the first-run screen
+            pass  # nothing available: said below, with the first-run screen
         agent = app.agent(opened, policy)
     except Exception as exc:  # noqa: BLE001 - shown; the UI stays up
         from aiagent.contracts.providers import AuthError

@@ -231,14 +231,15 @@ def diff_stats(diff: str) -> tuple[int, int]:
     return added, removed
 
 
-def first_run(settings: Any, term: TermInfo) -> RenderableType:
+def first_run(app: Any, term: TermInfo) -> RenderableType:
     """What to do when the provider has no API key (``data/first_run.md``)."""
     from importlib import resources
 
     text = resources.files("aiagent.frontends.tui").joinpath("data/first_run.md").read_text("utf-8")
-    config = settings.provider_config()
-    key_env = config.api_key_env or f"{settings.provider_name.upper()}_API_KEY"
-    return markdown(text.format(provider=settings.provider_name, key_env=key_env), term)
+    name = app.choice_or_named().name
+    _, key_env = app.settings.api_key(name)
+    key_env = key_env or f"{name.upper()}_API_KEY"
+    return markdown(text.format(provider=name, key_env=key_env), term)
 
 
 def notice(message: str, style: str = "dim") -> Text:

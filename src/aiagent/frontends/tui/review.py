@@ -29,14 +29,15 @@ def read_only_agent(app: InteractiveApp) -> Started | None:
     from aiagent.app import Application
     from aiagent.contracts.providers import AuthError
     from aiagent.frontends.tui.prepare import load_settings
-    from aiagent.infra.providers.detect import choose_provider
 
     if app.agent is None or (app.parts is not None and app.parts.missing_key):
         return None
     settings = load_settings(app.cwd, {**app.options, "approval_mode": "read-only"}, app.env)
     try:
-        choose_provider(settings)
-        return Application(settings, interactive=False).start(SessionRequest(), title=TITLE)
+        # the chat's own provider and model (a /provider switch included), never another
+        chosen = app.parts.app.resolve() if app.parts is not None and app.parts.app else None
+        return Application(settings, interactive=False, choice=chosen).start(
+            SessionRequest(), title=TITLE)
     except AuthError:
         return None
 

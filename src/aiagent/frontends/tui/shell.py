@@ -42,11 +42,11 @@ async def _keys(keys: Any, stop: asyncio.Event, view: Any) -> None:
 def _shell_settings(app: InteractiveApp) -> Any:
     from aiagent.agent.tools.shell.runtime import ShellSettings
     from aiagent.contracts.tools import ToolError
+    from aiagent.infra.config.model import as_table
 
     settings = app.settings
-    tools = settings.get("tools", {}) if settings is not None else {}
     try:
-        return ShellSettings.from_table(tools.get("shell", {}) if isinstance(tools, dict) else {})
+        return ShellSettings.from_table(as_table(settings.tools.shell) if settings is not None else {})
     except ToolError:
         return ShellSettings()
 

@@ -97,7 +97,7 @@ async def show_skills(app: InteractiveApp, arg: str) -> None:
     """``/skills``."""
     if not await app.ready() or app.settings is None:
         return
-    if app.settings.get("skills.enabled", True) is False:
+    if not app.settings.skills.on:
         app.say(render.notice("skills are turned off ([skills] enabled = false)", "yellow"))
         return
     try:

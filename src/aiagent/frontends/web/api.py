@@ -76,8 +76,9 @@ async def info(request: Request) -> Response:
     settings = hub.app.settings
     from aiagent.frontends.web.engines import OWN, engines_of
 
-    return JSONResponse({"workspace": hub.workspace, "provider": settings.provider_name,
-                         "model": settings.model, "engines": [OWN, *engines_of(settings)]})
+    chosen = hub.app.choice_or_named()
+    return JSONResponse({"workspace": hub.workspace, "provider": chosen.name,
+                         "model": chosen.model, "engines": [OWN, *engines_of(settings)]})
 
 
 async def sessions(request: Request) -> Response:

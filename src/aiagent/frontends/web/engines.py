@@ -91,7 +91,7 @@ class EngineSpec:
 
 def engines_of(settings: Any) -> dict[str, EngineSpec]:
     """The configured engines (``aiagent`` is our own and cannot be redefined)."""
-    table = settings.get("web.engines", {}) or {}
+    table = settings.web.engines
     found: dict[str, EngineSpec] = {}
     for name, entry in sorted(table.items()):
         if name == OWN or not NAME.match(name) or not entry.get("command"):

@@ -93,7 +93,8 @@ class Hub:
 
     def create(self, title: str, engine: str = OWN) -> dict[str, Any]:
         settings = self.app.settings
-        provider, model = settings.provider_name, settings.model
+        chosen = self.app.choice_or_named()
+        provider, model = chosen.name, chosen.model
         if engine != OWN:
             if engine not in engines_of(settings):
                 raise HubError(400, f"no engine {engine!r} (configure [web.engines.{engine}] in "
@@ -168,7 +169,7 @@ class Hub:
                 kind, data = to_wire(event, self.app.settings.workspace)
                 if isinstance(event, UsageEvent):
                     data["cost"] = None if getattr(live.started, "hosted", False) else \
-                        usage_cost(self.app.settings.model, event.total)
+                        usage_cost(agent.config.model, event.total)
                 log.add(kind, data)
                 if isinstance(event, DoneEvent):
                     break

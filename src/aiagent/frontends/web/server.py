@@ -84,7 +84,7 @@ def preload() -> None:
 
     for name in ("starlette.applications", "aiagent.frontends.web.api", "aiagent.frontends.web.schedule_api",
                  "aiagent.frontends.web.hub", "aiagent.frontends.web.scheduler", "aiagent.infra.store.schedules",
-                 "cronsim", "aiagent.app", "aiagent.infra.providers.detect", "aiagent.agent.core.session",
+                 "cronsim", "aiagent.app", "aiagent.agent.core.session",
                  "aiagent.agent.core.loop"):
         importlib.import_module(name)
 

@@ -18,6 +18,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiagent.infra.config import paths
+from aiagent.infra.config.model import (
+    AcpSettings,
+    AgentSettings,
+    ContextSettings,
+    McpSettings,
+    NetworkSettings,
+    PermissionSettings,
+    ProviderSettings,
+    SandboxSettings,
+    SecuritySettings,
+    SettingsModel,
+    SkillSettings,
+    ToolSettings,
+    WebSettings,
+    build,
+)
 
 if TYPE_CHECKING:
     from aiagent.infra.config.trust import Trust
@@ -37,18 +53,6 @@ class Layer:
     name: str  # defaults | user | project | env | flags
     source: str  # a file path, or a description
     data: dict[str, Any]
-
-
-@dataclass(slots=True)
-class AgentSettings:
-    max_turns: int
-    timeout: float  # seconds; 0 = none
-    approval_mode: str
-    context_budget: int
-    tool_profile: str
-    tool_protocol: str
-    tools: list[str] | None
-    system_prompt: str | None
 
 
 # ---- reading and validating files ----------------------------------------------------
@@ -169,11 +173,18 @@ def env_layer(env: Mapping[str, str]) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class Settings:
+    """The merged, validated settings of one folder: typed sections (``settings.agent``,
+    ``settings.tools.shell``…), the layers they came from, and the folder's trust.
+
+    Which provider and model a run uses is not decided here: :func:`aiagent.app.resolve`
+    decides it once, from these settings, for every front-end."""
+
     workspace: Path
     layers: list[Layer]
     env: Mapping[str, str] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
     trust: Trust | None = None  # may the project's own code and wider settings take effect?
+    typed: SettingsModel = field(default_factory=SettingsModel)
 
     @classmethod
     def load(
@@ -195,38 +206,101 @@ class Settings:
                 layers.append(Layer(name, str(path), read_toml(path)))
         layers.append(Layer("env", "environment", env_layer(env)))
         if flags:
+            validate(dict(flags), "command line")
             layers.append(Layer("flags", "command line", dict(flags)))
         trust = _apply_trust(workspace, layers, env, flags)
         data: dict[str, Any] = {}
         for layer in layers:
             data = merge(data, layer.data)
-        return cls(workspace, layers, env, data, trust)
+        return cls(workspace, layers, env, data, trust, build(SettingsModel, data))
 
-    def get(self, dotted: str, default: Any = None) -> Any:
-        value = _get(self.data, dotted)
-        return default if value is None else value
+    # ---- the typed sections ----------------------------------------------------------
 
-    def _last_layer(self, dotted: str) -> int:
-        found = -1
-        for index, layer in enumerate(self.layers):
+    @property
+    def provider(self) -> ProviderSettings:
+        return self.typed.provider
+
+    @property
+    def network(self) -> NetworkSettings:
+        return self.typed.network
+
+    @property
+    def agent(self) -> AgentSettings:
+        return self.typed.agent
+
+    @property
+    def context(self) -> ContextSettings:
+        return self.typed.context
+
+    @property
+    def permissions(self) -> PermissionSettings:
+        return self.typed.permissions
+
+    @property
+    def sandbox(self) -> SandboxSettings:
+        return self.typed.sandbox
+
+    @property
+    def tools(self) -> ToolSettings:
+        return self.typed.tools
+
+    @property
+    def mcp(self) -> McpSettings:
+        return self.typed.mcp
+
+    @property
+    def security(self) -> SecuritySettings:
+        return self.typed.security
+
+    @property
+    def skills(self) -> SkillSettings:
+        return self.typed.skills
+
+    @property
+    def acp(self) -> AcpSettings:
+        return self.typed.acp
+
+    @property
+    def web(self) -> WebSettings:
+        return self.typed.web
+
+    @property
+    def wiki(self) -> Mapping[str, Any]:
+        return self.typed.wiki
+
+    @property
+    def trusted(self) -> bool:
+        """Whether this folder's own code and wider settings may take effect."""
+        return self.trust is None or self.trust.trusted
+
+    # ---- where a value came from -------------------------------------------------------
+
+    def set_by_user(self, dotted: str) -> bool:
+        """Whether anything but the built-in defaults sets ``dotted`` (a file, the
+        environment, a flag)."""
+        return any(_get(layer.data, dotted) is not None
+                   for layer in self.layers if layer.name != "defaults")
+
+    def layer_of(self, dotted: str) -> Layer | None:
+        """The last layer that sets ``dotted``."""
+        found = None
+        for layer in self.layers:
             if _get(layer.data, dotted) is not None:
-                found = index
+                found = layer
         return found
 
-    @property
-    def provider_name(self) -> str:
-        return str(self.get("provider.default"))
+    def layer_index(self, dotted: str) -> int:
+        """The index of the last layer that sets ``dotted`` (-1: none)."""
+        layer = self.layer_of(dotted)
+        return -1 if layer is None else self.layers.index(layer)
 
-    @property
-    def model(self) -> str:
-        """``[provider].model`` if set no earlier than the provider choice, else the
-        chosen provider's own ``model``."""
-        general = self.get("provider.model")
-        if general and self._last_layer("provider.model") >= self._last_layer("provider.default"):
-            return str(general)
-        return str(self.get(f"provider.{self.provider_name}.model", ""))
+    def lookup(self, dotted: str) -> Any:
+        """The merged value at ``dotted`` (for ``aiagent config get KEY``), or None."""
+        return _get(self.data, dotted)
 
-    def api_key(self, provider: str | None = None) -> tuple[str | None, str | None]:
+    # ---- keys and provider endpoints ---------------------------------------------------
+
+    def api_key(self, provider: str) -> tuple[str | None, str | None]:
         """(key, where it came from or should come from) for ``provider``.
 
         Looked up in order: ``[provider.X] api_key`` (with ``api_key_source = "config"``),
@@ -235,14 +309,13 @@ class Settings:
         """
         from aiagent.infra.config import credentials
 
-        provider = provider or self.provider_name
         var = PROVIDER_KEY_ENV.get(provider)
         if var is None:
             return None, None
-        source = self.get(f"provider.{provider}.api_key_source", "env")
-        if source == "config" and self.get(f"provider.{provider}.api_key"):
-            return str(self.get(f"provider.{provider}.api_key")), f"[provider.{provider}] api_key"
-        if source == "keyring" and (key := credentials.keyring_get(provider)):
+        entry = self.provider.entry(provider)
+        if entry.api_key_source == "config" and entry.api_key:
+            return entry.api_key, f"[provider.{provider}] api_key"
+        if entry.api_key_source == "keyring" and (key := credentials.keyring_get(provider)):
             return key, "the system keyring"
         if self.env.get(var):
             return self.env[var], var
@@ -250,54 +323,36 @@ class Settings:
             return key, str(credentials.credentials_file(self.env))
         return None, var
 
-    def provider_config(self, provider: str | None = None) -> Any:
+    def provider_config(self, provider: str) -> Any:
+        """The endpoint, key and network limits of ``provider`` (a ``ProviderConfig``)."""
         from aiagent.contracts.providers import ProviderConfig
 
-        provider = provider or self.provider_name
         key, source = self.api_key(provider)
-        net = self.get("network")
-        base_url = str(self.get(f"provider.{provider}.base_url", ""))
+        net, entry = self.network, self.provider.entry(provider)
+        base_url = entry.base_url
         if "://" not in base_url:
             base_url = "http://" + base_url
         return ProviderConfig(
             base_url=base_url.rstrip("/"),
             api_key=key,
             api_key_env=source,
-            connect_timeout=float(net["connect_timeout"]),
-            idle_timeout=float(net["idle_timeout"]),
-            max_retries=int(net["max_retries"]),
-            backoff_base=float(net["backoff_base"]),
-            backoff_max=float(net["backoff_max"]),
-            max_retry_wait=float(net["max_retry_wait"]),
-            extra_headers=dict(self.get(f"provider.{provider}.headers", {})),
-            max_line_bytes=int(net.get("max_line_bytes", 8 * 1024 * 1024)),
-            max_body_bytes=int(net.get("max_body_bytes", 256 * 1024 * 1024)),
-            max_output_chars=int(net.get("max_output_chars", 1_000_000)),
-            turn_timeout=float(net.get("turn_timeout", 1800.0)),
-            probe_timeout=float(net.get("probe_timeout", 2.0)),
-            probe_limits=float(net.get("probe_timeout", 2.0)) > 0,
-            tool_choice=str(self.get(f"provider.{provider}.tool_choice", "auto")),
-            stream=self.get(f"provider.{provider}.stream", True) is not False,
-            vision=self.get(f"provider.{provider}.vision"),
+            connect_timeout=net.connect_timeout,
+            idle_timeout=net.idle_timeout,
+            max_retries=net.max_retries,
+            backoff_base=net.backoff_base,
+            backoff_max=net.backoff_max,
+            max_retry_wait=net.max_retry_wait,
+            extra_headers=dict(entry.headers),
+            max_line_bytes=net.max_line_bytes,
+            max_body_bytes=net.max_body_bytes,
+            max_output_chars=net.max_output_chars,
+            turn_timeout=net.turn_timeout,
+            probe_timeout=net.probe_timeout,
+            probe_limits=net.probe_timeout > 0,
+            tool_choice=entry.tool_choice,
+            stream=entry.stream is not False,
+            vision=entry.vision,
         )
-
-    @property
-    def agent(self) -> AgentSettings:
-        a = self.get("agent")  # every key has a default in schema.json
-        return AgentSettings(
-            max_turns=int(a["max_turns"]),
-            timeout=float(a["timeout"]),
-            approval_mode=str(a["approval_mode"]),
-            context_budget=int(a["context_budget"]),
-            tool_profile=str(a["tool_profile"]),
-            tool_protocol=str(a["tool_protocol"]),
-            tools=list(a["tools"]) if a.get("tools") is not None else None,
-            system_prompt=a.get("system_prompt"),
-        )
-
-    @property
-    def max_tokens(self) -> int:
-        return int(self.get(f"provider.{self.provider_name}.max_tokens"))
 
     def masked(self) -> dict[str, Any]:
         """The merged settings with every secret-looking value masked."""

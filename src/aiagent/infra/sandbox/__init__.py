@@ -24,6 +24,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from aiagent.infra.config.model import SandboxSettings
+
 BACKENDS = ("bubblewrap", "landlock", "seatbelt")
 CHOICES = ("auto", "none", *BACKENDS)
 # entries of the workspace root that sandboxed commands may read but never write
@@ -152,24 +154,24 @@ def wrap_for_settings(argv: Sequence[str], workspace: Path, settings: Mapping[st
     )
 
 
-def tool_settings(config: Mapping[str, Any], mode: str) -> dict[str, Any]:
+def tool_settings(config: SandboxSettings, mode: str) -> dict[str, Any]:
     """The ``sandbox`` entry of the tools' settings for this ``[sandbox]`` config and mode."""
-    wanted = mode == "full-auto" or bool(config.get("always", False))
-    info = detect(str(config.get("backend", "auto"))) if wanted else SandboxInfo("none", "", "")
+    wanted = mode == "full-auto" or config.always
+    info = detect(config.backend) if wanted else SandboxInfo("none", "", "")
     return {
         "enabled": wanted and info.available,
         "backend": info.backend if info.available else "",
-        "network": bool(config.get("network", False)),
-        "writable": [str(p) for p in config.get("writable", [])],
-        "protected": [str(p) for p in config.get("protected", PROTECTED)],
+        "network": config.network,
+        "writable": [str(p) for p in config.writable],
+        "protected": [str(p) for p in config.protected],
     }
 
 
-def state(config: Mapping[str, Any]) -> str:
+def state(config: SandboxSettings) -> str:
     """For the approval policy: active, off (chosen in config) or unavailable."""
-    if config.get("backend") == "none":
+    if config.backend == "none":
         return "off"
-    return "active" if detect(str(config.get("backend", "auto"))).available else "unavailable"
+    return "active" if detect(config.backend).available else "unavailable"
 
 
 def platform_note() -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.skills.config import skills_table
 from aiagent.agent.skills.distribution.fstree import (
     remove,
     safe_copy,
@@ -239,7 +240,7 @@ def aiagent_skills(settings: Any, root: Path, home: Path) -> tuple[dict[str, Any
     from aiagent.agent.skills.loader import default_sources, discover
     from aiagent.infra.config import paths
 
-    table = settings.get("skills", {}) or {}
+    table = skills_table(settings)
     engines = {os.path.realpath(p) for scope in ("project", "user")
                for p in engine_dirs(["all"], scope, root, home).values()}
     sources = [s for s in default_sources(settings.workspace, root, paths.config_dir(settings.env), home, table)

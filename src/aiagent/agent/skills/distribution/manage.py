@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from aiagent.agent.skills.config import skills_table
 from aiagent.agent.skills.distribution import lockfile
 from aiagent.agent.skills.distribution.install import Confirm, Installer, dependents, uninstall
 from aiagent.agent.skills.distribution.lockfile import Pin
@@ -42,7 +43,7 @@ class Context:
         from aiagent.agent.skills.loader import default_sources, discover
 
         home = Path(self.settings.env.get("HOME") or Path.home())
-        table = self.settings.get("skills", {}) or {}
+        table = skills_table(self.settings)
         found = discover(default_sources(self.settings.workspace, self.project_root,
                                          paths.config_dir(self.settings.env), home, table))
         return {n: e.manifest for n, e in found.skills.items()}
@@ -52,8 +53,7 @@ class Context:
 
 
 def context(settings: Settings, refresh: bool = False) -> Context:
-    table = settings.get("skills", {}) or {}
-    user = table.get("user_skills_dir")
+    user = settings.skills.user_skills_dir
     user_dir = Path(str(user)).expanduser() if user else paths.config_dir(settings.env) / "skills"
     return Context(settings, paths.project_root(settings.workspace), user_dir, refresh)
 

@@ -126,12 +126,12 @@ def from_settings(settings: Any, refresh: bool = False) -> Registry:
     from aiagent.agent.skills.config import SkillConfigError, duration
     from aiagent.infra.config import paths
 
-    table = settings.get("skills", {}) or {}
-    url = table.get("registry_url")
+    table = settings.skills
+    url = table.registry_url
     if not url:
         raise DistError("no skill registry is configured: set [skills] registry_url (a git URL or a folder)")
     try:
-        ttl = duration(table.get("registry_ttl"), DEFAULT_TTL, "skills.registry_ttl")
+        ttl = duration(table.registry_ttl, DEFAULT_TTL, "skills.registry_ttl")
     except SkillConfigError as exc:
         raise DistError(str(exc)) from None
     cache = paths.data_dir(settings.env) / "registries"

@@ -77,12 +77,12 @@ def discover(settings: Any, *, show_untrusted: bool = False) -> Discovered:
     env: Mapping[str, str] = settings.env
     found: dict[str, ServerConfig] = {}
     problems: list[str] = []
-    table = settings.get("mcp.servers", {}) or {}
+    table = settings.mcp.servers
     for name, entry in table.items():
         _add(found, problems, name, entry, "[mcp.servers]", env)
     trusted = settings.trust is None or settings.trust.trusted
     files = [(p, True) for p in user_files(settings)]
-    if (trusted or show_untrusted) and settings.get("mcp.project_file", True) is not False:
+    if (trusted or show_untrusted) and settings.mcp.project_file:
         files.insert(0, (project_file(settings.workspace), False))
     for path, is_user in files:
         try:
@@ -108,7 +108,7 @@ def user_files(settings: Any) -> list[Path]:
     from aiagent.infra.config.paths import config_dir
 
     env = settings.env
-    listed = [Path(os.path.expanduser(str(p))) for p in settings.get("mcp.user_files", []) or []]
+    listed = [Path(os.path.expanduser(str(p))) for p in settings.mcp.user_files]
     return [*listed, config_dir(env) / "mcp.json"]
 
 

@@ -37,10 +37,9 @@ class McpOptions:
 
     @classmethod
     def from_settings(cls, settings: Any) -> McpOptions:
-        table = settings.get("mcp", {}) or {}
-        return cls(float(table.get("startup_timeout", 30.0)), float(table.get("call_timeout", 120.0)),
-                   int(table.get("max_result_chars", 100_000)),
-                   int(table.get("max_message_bytes", 16 * 1024 * 1024)))
+        table = settings.mcp
+        return cls(table.startup_timeout, table.call_timeout, table.max_result_chars,
+                   table.max_message_bytes)
 
 
 class McpConnection:

@@ -101,7 +101,7 @@ def attach(agent: Agent, settings: Any, *, whitelist: Sequence[str] | None = Non
     for name in disabled:
         if name in found.servers:
             found.servers[name].enabled = False
-    if settings.get("mcp.enabled", True) is False or not any(
+    if not settings.mcp.enabled or not any(
             s.enabled for s in found.servers.values()):
         return None
     _prefetch_sdk()

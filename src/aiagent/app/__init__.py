@@ -16,11 +16,13 @@ steps itself, in this order: :meth:`Application.session`, :meth:`Application.pol
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from aiagent.app.provider import ProviderChoice, resolve_provider
 from aiagent.infra.config import paths
+from aiagent.infra.config.model import as_table
 from aiagent.infra.config.settings import ConfigError, Settings
 
 if TYPE_CHECKING:
@@ -55,15 +57,57 @@ class Started:
         self.close()
 
 
+@dataclass(slots=True)
+class OneShot:
+    """``await one_shot(prompt, {"system": …})`` → the model's text; ``aclose()`` after."""
+
+    complete: Callable[[str, Mapping[str, Any]], Awaitable[str]]
+    provider: Provider
+    model: str
+
+    async def __call__(self, prompt: str, options: Mapping[str, Any] | None = None) -> str:
+        return await self.complete(prompt, options or {})
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()
+
+
 class Application:
     """Turns settings into a ready agent; one per front-end run."""
 
     def __init__(self, settings: Settings, *, interactive: bool,
-                 approve: Iterable[str] = ()) -> None:
+                 approve: Iterable[str] = (), choice: ProviderChoice | None = None) -> None:
         self.settings = settings
         self.interactive = interactive
         self.approve = tuple(approve)
         self.mcp: McpManager | None = None  # the MCP servers of the last agent built
+        self._choice = choice
+
+    def resolve(self) -> ProviderChoice:
+        """The provider and model of this run, decided once (see :mod:`aiagent.app.provider`).
+        Raises AuthError (exit 3) when the user named none and none is available."""
+        if self._choice is None:
+            self._choice = resolve_provider(self.settings)
+        return self._choice
+
+    def use_provider(self, name: str, model: str | None = None) -> tuple[ProviderChoice, Provider]:
+        """Another provider (and model) for the rest of this session (``/provider``): the
+        choice and the provider, taken only when the provider can be built."""
+        choice = resolve_provider(self.settings, provider=name, model=model)
+        provider = make_provider(self.settings, choice)
+        self._choice = choice
+        return choice, provider
+
+    def choice_or_named(self) -> ProviderChoice:
+        """The run's choice, or when none is available the provider the settings name (a
+        session is still recorded, the first-run screen still explains what to set)."""
+        from aiagent.app.provider import named
+        from aiagent.contracts.providers import AuthError
+
+        try:
+            return self.resolve()
+        except AuthError:
+            return named(self.settings)
 
     @classmethod
     def from_settings(cls, settings: Settings, options: dict[str, Any] | None = None, *,
@@ -98,23 +142,38 @@ class Application:
         """A new stored session, the latest in this folder, or one by id."""
         from aiagent.agent.core.session import open_session
 
-        return open_session(self.settings, request, title=title)
+        choice = self.choice_or_named()
+        return open_session(self.settings, request, provider=choice.name, model=choice.model,
+                            title=title)
 
     def policy(self, session: AgentSession | None, *,
                whitelist: list[str] | None = None) -> PermissionPolicy:
         return make_policy(self.settings, session, interactive=self.interactive,
                            approve=self.approve, whitelist=whitelist)
 
-    def provider(self, name: str | None = None) -> Provider:
-        return make_provider(self.settings, name)
+    def provider(self) -> Provider:
+        """The chosen provider, ready to stream; AuthError without a needed key."""
+        return make_provider(self.settings, self.resolve())
+
+    def one_shot(self, *, max_tokens: int | None = None) -> OneShot:
+        """One-shot completions (prompt, options) → text on the chosen provider, for the
+        pipelines' model parts (log incidents, workflows, the wiki, the LLM audit)."""
+        from aiagent.agent.skills.wiring import provider_llm
+
+        choice = self.resolve()
+        limit = self.settings.provider.entry(choice.name).max_tokens
+        provider = self.provider()
+        llm = provider_llm(provider, choice.model,
+                           max_tokens=min(limit, max_tokens) if max_tokens else limit)
+        return OneShot(llm, provider, choice.model)
 
     def agent(self, session: AgentSession, policy: PermissionPolicy) -> Agent:
         """The agent on ``session``, with tools, skills and sandbox settings."""
         from aiagent.agent.tools.base import ToolRegistry
 
-        agent = _new_agent(self.settings, self.provider(), ToolRegistry(), policy)
+        agent = _new_agent(self.settings, self.resolve(), self.provider(), ToolRegistry(), policy)
         agent.use_session(session)
-        if self.settings.get("skills.enabled", True) is not False:
+        if self.settings.skills.on:
             self._add_skills(agent)
         self._add_mcp(agent)
         return agent
@@ -129,7 +188,7 @@ class Application:
     def _add_skills(self, agent: Agent) -> None:
         from aiagent.agent.skills.wiring import attach, provider_llm, warn
 
-        runtime = self.skill_runtime(llm=provider_llm(agent.provider, self.settings.model),
+        runtime = self.skill_runtime(llm=provider_llm(agent.provider, self.resolve().model),
                                      report=warn)
         attach(runtime, agent, self.settings.agent.tools)
 
@@ -140,25 +199,25 @@ class Application:
         from aiagent.agent.tools.mcp.manager import attach
         from aiagent.infra.config import paths
 
-        trust = self.settings.trust
         off = mcp_disabled(paths.project_root(self.settings.workspace),
                            paths.config_dir(self.settings.env),
-                           trusted=trust is None or trust.trusted)
+                           trusted=self.settings.trusted)
         self.mcp = attach(agent, self.settings, whitelist=self.settings.agent.tools, report=warn,
                           disabled=off)
 
 
-def _new_agent(settings: Settings, provider: Provider, registry: ToolRegistry,
-               policy: PermissionPolicy) -> Agent:
+def _new_agent(settings: Settings, choice: ProviderChoice, provider: Provider,
+               registry: ToolRegistry, policy: PermissionPolicy) -> Agent:
     from aiagent.agent.core.loop import Agent, AgentConfig
     from aiagent.agent.core.redact import SecretMasker
 
+    entry = settings.provider.entry(choice.name)
     config = AgentConfig(
-        model=settings.model,
+        model=choice.model,
         max_turns=settings.agent.max_turns,
         timeout=settings.agent.timeout or None,
-        max_tokens=settings.max_tokens,
-        temperature=settings.get(f"provider.{settings.provider_name}.temperature"),
+        max_tokens=entry.max_tokens,
+        temperature=entry.temperature,
         tools=offered_tools(settings, registry),
         tool_settings=tool_settings(settings),
         tool_protocol=settings.agent.tool_protocol,
@@ -207,28 +266,27 @@ class PromptParts:
 
 def repo_map_prompt(settings: Settings) -> Any:
     """The repository map of ``[tools.repo_map]``, or None when it is off."""
-    table = settings.get("tools.repo_map") or {}
-    mode = table.get("mode", "auto")
-    if mode == "off":
+    table = settings.tools.repo_map
+    if table.mode == "off":
         return None
     from aiagent.agent.tools.repomap import RepoMapPrompt
 
-    return RepoMapPrompt(settings.workspace, mode=mode, tokens=int(table.get("tokens", 1024)),
-                         min_files=int(table.get("min_files", 50)), env=settings.env)
+    return RepoMapPrompt(settings.workspace, mode=table.mode, tokens=table.tokens,
+                         min_files=table.min_files, env=settings.env)
 
 
 # ---- the pieces ------------------------------------------------------------------------
 
 
-def make_provider(settings: Settings, name: str | None = None) -> Provider:
-    """The provider ``name`` (default: the configured one); AuthError without a needed key."""
+def make_provider(settings: Settings, choice: ProviderChoice) -> Provider:
+    """The provider of ``choice``; AuthError without a needed key."""
     from aiagent.agent.core.tokens import context_window
     from aiagent.contracts.providers import AuthError
     from aiagent.infra.providers import create_provider
 
-    name = name or settings.provider_name
+    name = choice.name
     config = settings.provider_config(name)
-    config.context_window = context_window(settings.model, settings.get("context.windows") or {})
+    config.context_window = context_window(choice.model, dict(settings.context.windows))
     host = KEY_REQUIRED_HOSTS.get(name)
     if not config.api_key and host and host in config.base_url:
         raise AuthError(
@@ -286,10 +344,10 @@ def tool_settings(settings: Settings) -> dict[str, Any]:
     """The ``[tools]`` table, plus ``sandbox``: whether and how shell commands are sandboxed."""
     from aiagent.infra import sandbox
 
-    table = dict(settings.get("tools", {}))
-    table["sandbox"] = sandbox.tool_settings(settings.get("sandbox", {}), settings.agent.approval_mode)
+    table = as_table(settings.tools)
+    table["sandbox"] = sandbox.tool_settings(settings.sandbox, settings.agent.approval_mode)
     # language servers that run the project's own code start only in a trusted folder
-    table["lsp"] = {**table.get("lsp", {}), "trusted": bool(settings.trust and settings.trust.trusted)}
+    table["lsp"] = {**table["lsp"], "trusted": bool(settings.trust and settings.trust.trusted)}
     return table
 
 
@@ -307,11 +365,10 @@ def make_policy(
     from aiagent.infra import sandbox
 
     mode = settings.agent.approval_mode
-    perms = settings.get("permissions", {})
+    perms = settings.permissions
     try:
-        rules: list[Rule] = [parse_rule(t, "allow", "[permissions] allow")
-                             for t in perms.get("allow", [])]
-        rules += [parse_rule(t, "deny", "[permissions] deny") for t in perms.get("deny", [])]
+        rules: list[Rule] = [parse_rule(t, "allow", "[permissions] allow") for t in perms.allow]
+        rules += [parse_rule(t, "deny", "[permissions] deny") for t in perms.deny]
         rules += [parse_rule(t, "allow", "--approve") for t in approve]
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
@@ -324,7 +381,7 @@ def make_policy(
         session_id=session.info.id if session is not None else "",
         rules=rules,
         interactive=interactive,
-        sandbox=sandbox.state(settings.get("sandbox", {})) if mode == "full-auto"  # type: ignore[arg-type]
+        sandbox=sandbox.state(settings.sandbox) if mode == "full-auto"  # type: ignore[arg-type]
         else "unavailable",
     )
 
