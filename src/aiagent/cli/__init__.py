@@ -34,6 +34,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "wiki": ("aiagent.cli.wiki_cmd:wiki", "Generate a documentation wiki of a project (no key needed)."),
     "serve": ("aiagent.cli.serve_cmd:serve", "Serve a local web chat (prints its URL with a token)."),
     "schedule": ("aiagent.cli.schedule_cmd:schedule", "List, add or remove scheduled tasks."),
+    "logs": ("aiagent.cli.logs_cmd:logs", "Parse a log into templates: per line (csv, jsonl) or a table."),
     "acp": ("aiagent.cli.acp_cmd:acp", "Serve an editor over the Agent Client Protocol (stdio)."),
 }
 

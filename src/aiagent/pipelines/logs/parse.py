@@ -4,12 +4,13 @@
     for row in parse_lines(lines): row.line, row.template_id, row.template, row.level, …
 
 Templates are mined over the whole log first (a template gets its final shape only once
-every line of it was seen), so the lines are held as they are read — :func:`parse_stream`
-reads a binary stream, keeps one small record per line and gives the rows at the end.
+every line of it was seen): :class:`Mined` reads the log once, keeping a template id per
+line, and gives the rows on a second reading.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
@@ -65,40 +66,88 @@ class LineParser:
         return Split(parsed.format, {}, parsed.message, parsed.level, parsed.ts)
 
 
-def parse_lines(lines: Iterable[str]) -> Iterator[Row]:
+def parse_lines(lines: list[str]) -> Iterator[Row]:
     """A row per line, in order; the templates are final (mined over all the lines)."""
     parser, miner = LineParser(), TemplateMiner()
-    held: list[tuple[int, Split]] = []
-    pending: list[str] = []
-    for text in lines:
-        if not parser.headers.learned:
-            pending.append(text)
-            if len(pending) < SAMPLE:
+    parser.learn([line.rstrip("\r\n") for line in lines[:SAMPLE]])
+    ids = [miner.add(s.message, s.level) for s in map(parser.split, lines)]
+    for n, (line, cluster) in enumerate(zip(lines, ids, strict=True), 1):
+        split = parser.split(line.rstrip("\r\n"))
+        yield _row(n, cluster, split, miner)
+
+
+def _row(n: int, cluster: int, split: Split, miner: TemplateMiner) -> Row:
+    return Row(n, cluster, miner.template(cluster) or split.message, split.level,
+               split.timestamp, split.fields, split.format)
+
+
+@dataclass(slots=True)
+class TemplateStats:
+    template_id: int
+    level: str
+    count: int = 0
+    first_line: int = 0
+    last_line: int = 0
+    first_at: float | None = None
+    last_at: float | None = None
+
+
+class Mined:
+    """Pass one over a log: the header format, the templates, a template id per line
+    (4 bytes a line) and, per template, its count and first and last sighting."""
+
+    def __init__(self) -> None:
+        self.parser, self.miner = LineParser(), TemplateMiner()
+        self.ids = array("l")
+        self.stats: dict[int, TemplateStats] = {}
+
+    def feed(self, lines: Iterable[str]) -> None:
+        pending: list[str] = []
+        for text in lines:
+            if not self.parser.headers.learned:
+                pending.append(text.rstrip("\r\n"))
+                if len(pending) >= SAMPLE:
+                    self._learn(pending)
+                    pending = []
                 continue
-            _learn_and_mine(parser, miner, pending, held)
-            pending = []
-            continue
-        held.append(_mine(parser, miner, text))
-    if pending:
-        _learn_and_mine(parser, miner, pending, held)
-    for n, (cluster, split) in enumerate(held, 1):
-        yield Row(n, cluster, miner.template(cluster) or split.message, split.level,
-                  split.timestamp, split.fields, split.format)
+            self._add(text.rstrip("\r\n"))
+        if pending:
+            self._learn(pending)
+
+    def _learn(self, lines: list[str]) -> None:
+        self.parser.learn(lines)
+        for text in lines:
+            self._add(text)
+
+    def _add(self, text: str) -> None:
+        split = self.parser.split(text)
+        cluster = self.miner.add(split.message, split.level)
+        self.ids.append(cluster)
+        n = len(self.ids)
+        stats = self.stats.get(cluster)
+        if stats is None:
+            stats = self.stats[cluster] = TemplateStats(cluster, split.level, first_line=n)
+        stats.count += 1
+        stats.last_line = n
+        at = split.timestamp
+        if at is not None:
+            if stats.first_at is None or at < stats.first_at:
+                stats.first_at = at
+            if stats.last_at is None or at > stats.last_at:
+                stats.last_at = at
+
+    def rows(self, lines: Iterable[str]) -> Iterator[Row]:
+        """Pass two over the same lines: a row each, with its final template."""
+        templates: dict[int, str | None] = {}
+        for n, (text, cluster) in enumerate(zip(lines, self.ids, strict=False), 1):
+            split = self.parser.split(text.rstrip("\r\n"))
+            template = templates.get(cluster)
+            if template is None:
+                template = templates[cluster] = self.miner.template(cluster)
+            yield Row(n, cluster, template or split.message, split.level, split.timestamp,
+                      split.fields, split.format)
 
 
-def _learn_and_mine(parser: LineParser, miner: TemplateMiner, lines: list[str],
-                    held: list[tuple[int, Split]]) -> None:
-    parser.learn(lines)
-    held.extend(_mine(parser, miner, text) for text in lines)
-
-
-def _mine(parser: LineParser, miner: TemplateMiner, text: str) -> tuple[int, Split]:
-    split = parser.split(text.rstrip("\r\n"))
-    return miner.add(split.message, split.level), split
-
-
-def parse_stream(stream: IO[bytes]) -> Iterator[Row]:
-    """:func:`parse_lines` over a binary stream of lines (UTF-8, bad bytes replaced)."""
-    return parse_lines(raw.decode("utf-8", "replace") for raw in stream)
-
-
+def decoded(stream: IO[bytes]) -> Iterator[str]:
+    """The lines of a binary stream as text (UTF-8, bad bytes replaced)."""
+    return (raw.decode("utf-8", "replace") for raw in stream)
