@@ -150,3 +150,21 @@ def test_logs_templates_lists_counts_and_first_seen(run_bytes, tmp_path: Path) -
     assert top["last_seen"] == "2017-06-09T20:10:49Z"
     missing = run_bytes("logs", "templates", str(tmp_path / "nope.log"))
     assert missing.returncode == 2 and b"no such file" in missing.stderr
+
+
+def test_rare_templates_are_shown_and_levels_not_mixed() -> None:
+    from aiagent.pipelines.logs.source import open_log
+    from aiagent.pipelines.logs.static import analyse
+
+    lines = [f"2024-05-01 12:00:{i % 60:02d} INFO [main] app.Db - connection lost to db-{i}"
+             for i in range(300)]
+    lines[150] = "2024-05-01 12:02:30 CRITICAL [main] app.Db - connection lost to db-9"
+    lines[200] = "2024-05-01 12:03:20 INFO [main] app.Cfg - reloaded settings from disk"
+    data = ("\n".join(lines) + "\n").encode()
+    report = analyse(open_log(None, io.BufferedReader(io.BytesIO(data))))  # type: ignore[arg-type]
+    critical = [c for c in report["clusters"] if c["level"] == "fatal"]
+    assert len(critical) == 1 and critical[0]["count"] == 1
+    assert critical[0]["template"] == "connection lost to db-<*>"
+    assert critical[0]["first_seen"] == "2024-05-01T12:02:30Z"
+    rare = {c["template"]: c for c in report["rare_clusters"]}
+    assert "reloaded settings from disk" in rare
