@@ -96,7 +96,7 @@ def stamp(groups: dict[str, str | None], this_year: int) -> float | None:
     y = int(year) if year else (2000 + int(short) if short else this_year)
     mon = groups.get("mon")
     mo = MONTHS.get(mon, 0) if mon else int(groups.get("mo") or 0)
-    whole = _seconds(y, mo, int(day), int(hour or 0), int(groups.get("M") or 0),
+    whole: float | None = _seconds(y, mo, int(day), int(hour or 0), int(groups.get("M") or 0),
                      int(groups.get("S") or 0), groups.get("z"))
     frac = groups.get("f")
     if whole is None or not frac:
