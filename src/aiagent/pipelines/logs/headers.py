@@ -97,11 +97,11 @@ def stamp(groups: dict[str, str | None], this_year: int) -> float | None:
     mon = groups.get("mon")
     mo = MONTHS.get(mon, 0) if mon else int(groups.get("mo") or 0)
     whole: float | None = _seconds(y, mo, int(day), int(hour or 0), int(groups.get("M") or 0),
-                     int(groups.get("S") or 0), groups.get("z"))
+                                  int(groups.get("S") or 0), groups.get("z"))
     frac = groups.get("f")
     if whole is None or not frac:
         return whole
-    return whole + int(frac) / 10 ** len(frac)
+    return whole + int(frac) / 10.0 ** len(frac)
 
 
 @functools.lru_cache(maxsize=4096)  # lines in the same second share the work
