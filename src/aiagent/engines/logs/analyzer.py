@@ -21,8 +21,9 @@ from itertools import compress
 
 from aiagent.engines.logs import events as ev
 from aiagent.engines.logs.events import ClusterStats, Exemplar, KeyInfo, OpenEvent
-from aiagent.engines.logs.formats import ERROR, RANK, WARNING, parse_line
-from aiagent.engines.logs.mining import Miner
+from aiagent.engines.logs.formats import ERROR, RANK, WARNING
+from aiagent.engines.logs.miner import TemplateMiner
+from aiagent.engines.logs.parse import LineParser
 from aiagent.engines.logs.rules import limits, patterns
 from aiagent.engines.logs.timeline import Timeline
 from aiagent.engines.logs.timeparse import Where, find_time, parse_time, time_at
@@ -57,7 +58,8 @@ class Analyzer:
         self.context = int(cfg["report"]["context_lines"])
         self.max_keys = int(cfg["mining"]["max_keys"])
         self.rules = patterns()
-        self.miner = Miner()
+        self.miner = TemplateMiner()
+        self.parser = LineParser()  # the header format, learnt from the first lines
         self.timeline = Timeline(int(cfg["report"]["timeline_buckets"]))
         self.on_progress = on_progress
         self.bytes = self.lines = self.events = self.inner_lines = self.pruned_lines = 0
@@ -144,6 +146,8 @@ class Analyzer:
             self._stamps.clear()
             self._key_bytes = 0
             new = list(counts)
+        if not self.parser.headers.learned:
+            self.parser.learn([decode(line, self.max_line) for line in raw[:200]])
         if len(new) <= 16:  # the usual case: a few new shapes in a block of known ones
             sample = {key: raw[keys.index(key)] for key in new}
         else:
@@ -160,9 +164,9 @@ class Analyzer:
             return KeyInfo(None, 0, ev.BLANK, "blank")
         if self.rules.continuation.match(text):
             return KeyInfo(None, 0, ev.CONTINUATION, "continuation")
-        parsed = parse_line(text)
+        parsed = self.parser.split(text)
         kind = ev.FRAME_TAIL if self.rules.after_frame.match(text) else ev.LINE
-        cluster = self.miner.mine(parsed.message[:2000] or text[:2000])
+        cluster = self.miner.add(parsed.message[:2000] or text[:2000], parsed.level)
         level = RANK[parsed.level]
         stats = self.clusters.get(cluster)
         if stats is None:

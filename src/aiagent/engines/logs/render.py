@@ -54,7 +54,7 @@ def markdown(doc: dict[str, Any]) -> str:
     elif doc["model"]["note"]:
         out += [f"> {clean(doc['model']['note'])}", ""]
     out += _overview(static) + _first_error(static) + _clusters(static) \
-        + _changes(static) + _timeline(static) + _others(static)
+        + _changes(static) + _timeline(static) + _others(static) + _rare(static)
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -152,3 +152,11 @@ def _others(static: dict[str, Any]) -> list[str]:
         return []
     return ["## Most frequent other templates", ""] + [
         f"- {c['count']} × `{clean(c['template'])}`" for c in static["other_clusters"]] + [""]
+
+
+def _rare(static: dict[str, Any]) -> list[str]:
+    rare = static.get("rare_clusters") or []
+    if not rare:
+        return []
+    return ["## Rare templates", ""] + [
+        f"- {c['count']} × {c['level']} `{clean(c['template'])}`" for c in rare] + [""]

@@ -39,12 +39,22 @@ def build(analysis: Analyzer, source: LogSource) -> dict[str, Any]:
                    if n > 0},
         "clusters": [_cluster(analysis, c) for c in hot[:int(cfg["top_clusters"])]],
         "other_clusters": [_brief(analysis, c) for c in other[:int(cfg["top_other"])]],
+        "rare_clusters": _rare(analysis, int(cfg["top_rare"])),
         "first_error": _first_error(analysis),
         "change_points": points,
         "timeline": _timeline(analysis),
     }
     report["severity"], report["severity_reasons"] = severity(analysis, points)
     return report
+
+
+def _rare(analysis: Analyzer, limit: int) -> list[dict[str, Any]]:
+    """The templates seen least (at most twice), any level: what happened once."""
+    seen = [c for c in analysis.clusters.values() if 0 < c.count <= 2]
+    if len(seen) > 10 * limit and len(seen) * 2 > len(analysis.clusters):  # unique lines
+        return []
+    seen.sort(key=lambda c: (-c.level, c.count, c.cluster_id))
+    return [_brief(analysis, c) for c in seen[:limit]]
 
 
 def _input(analysis: Analyzer, source: LogSource) -> dict[str, Any]:

@@ -35,6 +35,8 @@ class Patterns:
     event_max_lines: int
     event_max_chars: int
     masks: dict[str, str]
+    variables: re.Pattern[str]  # parts of a token that are variables
+    inner_number: re.Pattern[str]
 
 
 @functools.cache
@@ -58,4 +60,7 @@ def patterns() -> Patterns:
         event_max_lines=int(raw["events"]["max_lines"]),
         event_max_chars=int(raw["events"]["max_chars"]),
         masks=dict(raw["mask"]),
+        variables=re.compile("|".join(f"(?:{rx})" for name, rx in raw["variables"].items()
+                                     if name != "inner_number")),
+        inner_number=re.compile(raw["variables"]["inner_number"]),
     )

@@ -36,8 +36,8 @@ class Timeline:
         if end <= start or n <= 0:
             self.add(start, channel, n)
             return
+        self.add(start, channel, 0.0)  # the origin, if this is the first span
         self.add(end, channel, 0.0)  # widen first, so the span's buckets are final
-        self.add(start, channel, 0.0)
         assert self.origin is not None
         at = max(start, self.origin)  # before the origin is all in the first bucket
         if at >= end:

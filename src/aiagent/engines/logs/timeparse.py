@@ -1,7 +1,8 @@
 """Timestamps found in log lines, as seconds since the epoch (UTC; a time without a
 zone is taken as UTC). The common shapes: ISO 8601, ``2024/05/01 12:00:00`` (Go, nginx),
-``01/May/2024:12:00:00 +0000`` (access logs), ``May  1 12:00:00`` (syslog, this year) and
-epoch seconds or milliseconds."""
+``01/May/2024:12:00:00 +0000`` (access logs), ``May  1 12:00:00`` (syslog, this year),
+``17/06/09 20:11:09`` (Spark, yy/MM/dd), ``081109 203615`` at the start of a line (HDFS,
+yyMMdd HHmmss) and epoch seconds or milliseconds."""
 
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ _ISO = re.compile(
 _CLF = re.compile(r"(\d\d)/([A-Z][a-z]{2})/(\d{4}):(\d\d):(\d\d):(\d\d)(?: ([+-]\d\d\d\d))?")
 _SYSLOG = re.compile(r"([A-Z][a-z]{2}) +(\d{1,2}) (\d\d):(\d\d):(\d\d)")
 _EPOCH = re.compile(r"^\d{9,13}(?:\.\d+)?$")
+_YYMMDD = re.compile(r"(?<![\d/])(\d\d)/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?")  # Spark
+_COMPACT = re.compile(r"^(\d\d)(\d\d)(\d\d) (\d\d)(\d\d)(\d\d) ")  # HDFS: 081109 203615
 
 
-_SHAPES = (_ISO, _CLF, _SYSLOG)  # tried in this order; the first found wins
+_SHAPES = (_ISO, _CLF, _SYSLOG, _YYMMDD, _COMPACT)  # tried in this order; the first found wins
 Where = tuple[int, int]
 """Where a line's stamp was found: the index of its shape in ``_SHAPES`` and its offset."""
 
@@ -63,9 +66,13 @@ def _value(shape: int, m: re.Match[str]) -> float | None:
     elif shape == 1:
         d, mon, y, h, mi, s, zone = m.groups()
         frac, whole = None, _seconds(y, MONTHS.get(mon, 0), d, h, mi, s, zone)
-    else:
+    elif shape == 2:
         mon, d, h, mi, s = m.groups()
         frac, whole = None, _seconds(_this_year(), MONTHS.get(mon, 0), d, h, mi, s, None)
+    else:  # two-digit years: 17/06/09 20:11:09 (Spark), 081109 203615 (HDFS)
+        y, mo, d, h, mi, s, *rest = m.groups()
+        frac = rest[0] if rest else None
+        whole = _seconds(2000 + int(y), mo, d, h, mi, s, None)
     if whole is None or not frac:
         return None if whole is None else float(whole)
     return float(whole + int(frac) / 10 ** len(frac))

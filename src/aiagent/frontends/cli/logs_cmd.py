@@ -170,3 +170,108 @@ class Progress:
         if self.shown:
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
+
+
+# ---- aiagent logs parse | templates ---------------------------------------------------
+
+@click.group()
+def logs() -> None:
+    """Parse logs into templates (no model, no key): per line, or as a template table."""
+
+
+@logs.command("parse")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl",
+              show_default=True, help="One JSON object per line, or CSV with a header row.")
+def parse_cmd(file: Path, fmt: str) -> None:
+    """Write a row per line of FILE (gzip too): line, template_id, template, level,
+    timestamp and the header's fields."""
+    from aiagent.engines.logs.parse import decoded
+
+    mined = _mine(file)
+    columns = mined.parser.headers.format.columns if mined.parser.headers.format else ()
+    source = _open(file)
+    try:
+        _write_rows(mined.rows(decoded(source.stream)), fmt, columns)
+    finally:
+        source.close()
+
+
+@logs.command("templates")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", "fmt", type=click.Choice(["text", "jsonl", "csv"]),
+              default="text", show_default=True)
+def templates_cmd(file: Path, fmt: str) -> None:
+    """The templates of FILE, most frequent first: count, level, first and last seen
+    (times from the header when it has them, else line numbers)."""
+    from aiagent.engines.logs.timeparse import iso
+
+    mined = _mine(file)
+    table = []
+    for s in sorted(mined.stats.values(), key=lambda s: (-s.count, s.first_line)):
+        first = iso(s.first_at) if s.first_at is not None else f"line {s.first_line}"
+        last = iso(s.last_at) if s.last_at is not None else f"line {s.last_line}"
+        table.append({"template_id": s.template_id, "count": s.count, "level": s.level,
+                      "first_seen": first, "last_seen": last,
+                      "template": mined.miner.template(s.template_id) or ""})
+    if fmt == "text":
+        for row in table:
+            click.echo(f"{row['template_id']:>6} {row['count']:>8} {row['level']:<8} "
+                       f"{row['first_seen']:<24} {row['template']}")
+        return
+    _write(table, fmt, list(table[0]) if table else [])
+
+
+def _open(file: Path) -> Any:
+    from aiagent.engines.logs.source import LogInputError, open_log
+
+    try:
+        return open_log(file, sys.stdin.buffer)
+    except LogInputError as exc:
+        click.echo(f"aiagent: error: {exc}", err=True)
+        raise SystemExit(EXIT_USAGE) from None
+
+
+def _mine(file: Path) -> Any:
+    from aiagent.engines.logs.parse import Mined, decoded
+
+    source, mined = _open(file), Mined()
+    try:
+        mined.feed(decoded(source.stream))
+    except UnicodeError as exc:  # pragma: no cover - decoding replaces bad bytes
+        click.echo(f"aiagent: error: {file}: {exc}", err=True)
+        raise SystemExit(EXIT_USAGE) from None
+    finally:
+        source.close()
+    return mined
+
+
+def _write_rows(rows: Any, fmt: str, columns: tuple[str, ...]) -> None:
+    from aiagent.engines.logs.timeparse import iso
+
+    def records() -> Any:
+        for row in rows:
+            yield {"line": row.line, "template_id": row.template_id, "template": row.template,
+                   "level": row.level, "timestamp": iso(row.timestamp),
+                   **{name: row.fields.get(name) for name in columns if name != "level"}}
+
+    names = ["line", "template_id", "template", "level", "timestamp",
+             *[c for c in columns if c != "level"]]
+    _write(records(), fmt, names)
+
+
+def _write(records: Any, fmt: str, names: list[str]) -> None:
+    import csv
+
+    out = sys.stdout
+    if fmt == "csv":
+        writer = csv.DictWriter(out, fieldnames=names, lineterminator="\n")
+        writer.writeheader()
+        for record in records:
+            writer.writerow({k: ("" if v is None else v) for k, v in record.items()})
+    else:
+        for record in records:
+            if record.get("timestamp", "") is None:
+                del record["timestamp"]
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    out.flush()

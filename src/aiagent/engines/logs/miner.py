@@ -1,0 +1,190 @@
+"""Template mining: a message (the header already cut off) and its level → a template id;
+a template id → its template, the message with ``<*>`` where a variable was.
+
+A message is split on whitespace (the spaces are kept for the template). Each token is
+masked by the ``[variables]`` patterns of ``data/patterns.toml`` (numbers, addresses,
+hex ids → ``<*>``); a token left with no letter is a *wildcard*: it never counts as
+an equal word when two messages are compared. A message joins the template of its level
+and length it is most similar to (equal words over the message's non-wildcard words),
+if that similarity reaches ``sim_threshold``; the positions where they differ become
+variables. The level is part of the identity: an ERROR line never joins an INFO template.
+
+Memory is bounded: the caches are cleared past their limits, and past ``max_clusters``
+the templates seen least are forgotten.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from aiagent.engines.logs.rules import limits, patterns
+
+WILD = "\0"  # in a message's tokens: a variable (a masked number, address, id)
+VARIED = ""  # in a template's tokens: the messages differ here
+VAR = "<*>"
+_SPLIT = re.compile(r"(\s+)")
+_RUNS = re.compile(r"(?:<\*>)+")
+_EDGE = re.compile(r"[^A-Za-z0-9]*")
+_EDGE_END = re.compile(r"[^A-Za-z0-9]*$")
+CACHE_LIMIT = 100_000
+
+
+@dataclass(slots=True)
+class Cluster:
+    id: int
+    level: str
+    tokens: list[str]  # a masked word, or VARIED
+    seps: list[str]  # the whitespace between tokens, as in the first message
+    forms: list[str | None]  # at a VARIED place: the variable's form while all agree
+    prefix: list[str]  # at a VARIED place: what all the forms start with
+    suffix: list[str]  # … and end with
+    watch: list[int]  # VARIED places with something left to learn
+    count: int = 0
+
+
+class TemplateMiner:
+    def __init__(self, sim_threshold: float | None = None) -> None:
+        cfg = limits()["mining"]
+        self.sim = float(cfg["sim_threshold"] if sim_threshold is None else sim_threshold)
+        self.max_clusters = int(cfg["max_templates"])
+        rules = patterns()
+        self._variables = rules.variables
+        self._inner = rules.inner_number
+        self.clusters: dict[int, Cluster] = {}
+        self._buckets: dict[tuple[str, int], list[Cluster]] = {}
+        self._exact: dict[tuple[str, tuple[str, ...]], Cluster] = {}
+        self._words: dict[str, tuple[str, str]] = {}
+        self._next = 1
+
+    # ---- mining ----------------------------------------------------------------------
+
+    def add(self, message: str, level: str = "") -> int:
+        """The id of the template ``message`` belongs to (a new one if none is close)."""
+        parts = _SPLIT.split(message.strip())
+        words = parts[0::2]
+        seen = [self._word(w) for w in words]
+        tokens = tuple(s[0] for s in seen)
+        key = (level, tokens)
+        cluster = self._exact.get(key)
+        if cluster is None:
+            cluster = self._match(level, tokens)
+            if cluster is None:
+                cluster = self._new(level, tokens, parts[1::2], seen)
+            else:
+                self._merge(cluster, tokens, seen)
+            if len(self._exact) >= CACHE_LIMIT:
+                self._exact.clear()
+            self._exact[key] = cluster
+        if cluster.watch:
+            self._learn(cluster, seen)
+        cluster.count += 1
+        return cluster.id
+
+    def _word(self, word: str) -> tuple[str, str]:
+        """A word's token for comparing (WILD for a variable) and its variable form."""
+        got = self._words.get(word)
+        if got is None:
+            masked = self._variables.sub(VAR, word)
+            form = _RUNS.sub(VAR, self._inner.sub(VAR, masked))
+            wild = masked != word and not any(c.isalpha() for c in masked)
+            got = (WILD if wild else masked, form)
+            if len(self._words) >= CACHE_LIMIT:
+                self._words.clear()
+            self._words[word] = got
+        return got
+
+    def _match(self, level: str, tokens: tuple[str, ...]) -> Cluster | None:
+        best, best_sim = None, self.sim
+        for cluster in self._buckets.get((level, len(tokens)), ()):
+            equal = total = 0
+            for t, m in zip(cluster.tokens, tokens, strict=True):
+                if m != WILD:
+                    total += 1
+                    if t == m:
+                        equal += 1
+            sim = equal / total if total else 1.0
+            if sim > best_sim or (sim == best_sim and (best is None or cluster.count > best.count)):
+                best, best_sim = cluster, sim
+        return best
+
+    def _new(self, level: str, tokens: tuple[str, ...], seps: list[str],
+             seen: list[tuple[str, str]]) -> Cluster:
+        if len(self.clusters) >= self.max_clusters:
+            self._forget()
+        n = len(tokens)
+        cluster = Cluster(self._next, level, list(tokens), seps, [None] * n, [""] * n,
+                          [""] * n, [])
+        self._next += 1
+        for i, token in enumerate(tokens):
+            if token == WILD:
+                self._vary(cluster, i, seen[i][1])
+        self.clusters[cluster.id] = cluster
+        self._buckets.setdefault((level, n), []).append(cluster)
+        return cluster
+
+    def _vary(self, cluster: Cluster, i: int, form: str) -> None:
+        cluster.tokens[i] = VARIED
+        cluster.forms[i] = cluster.prefix[i] = cluster.suffix[i] = form
+        cluster.watch.append(i)
+
+    def _merge(self, cluster: Cluster, tokens: tuple[str, ...],
+               seen: list[tuple[str, str]]) -> None:
+        """Places where ``tokens`` differs from the template become variables."""
+        for i, (t, m) in enumerate(zip(cluster.tokens, tokens, strict=True)):
+            if t != m and t != VARIED:
+                self._vary(cluster, i, self._first_form(cluster, i))
+
+    def _first_form(self, cluster: Cluster, i: int) -> str:
+        token = cluster.tokens[i]
+        return _RUNS.sub(VAR, self._inner.sub(VAR, token))
+
+    def _learn(self, cluster: Cluster, seen: list[tuple[str, str]]) -> None:
+        """What the forms at the VARIED places of ``cluster`` share, with this message."""
+        done = []
+        for i in cluster.watch:
+            form = seen[i][1]
+            if cluster.forms[i] == form:
+                continue
+            cluster.forms[i] = None
+            pre, suf = cluster.prefix[i], cluster.suffix[i]
+            if pre and not form.startswith(pre):
+                pre = cluster.prefix[i] = os.path.commonprefix([pre, form])
+            if suf and not form.endswith(suf):
+                suf = cluster.suffix[i] = os.path.commonprefix([suf[::-1], form[::-1]])[::-1]
+            if not pre and not suf:
+                done.append(i)
+        for i in done:
+            cluster.watch.remove(i)
+
+    def _forget(self) -> None:
+        """Too many templates (a log of unique lines): forget the less seen half."""
+        ranked = sorted(self.clusters.values(), key=lambda c: c.count)
+        for cluster in ranked[:len(ranked) // 2]:
+            del self.clusters[cluster.id]
+            self._buckets[(cluster.level, len(cluster.tokens))].remove(cluster)
+        self._exact.clear()
+
+    # ---- templates -------------------------------------------------------------------
+
+    def template(self, cluster_id: int) -> str | None:
+        """The template, ``<*>`` where a variable is (None once forgotten)."""
+        cluster = self.clusters.get(cluster_id)
+        if cluster is None:
+            return None
+        out = []
+        for i, token in enumerate(cluster.tokens):
+            out.append(token if token != VARIED else _shown(cluster, i))
+            if i < len(cluster.seps):
+                out.append(cluster.seps[i])
+        return _RUNS.sub(VAR, "".join(out))
+
+
+def _shown(cluster: Cluster, i: int) -> str:
+    form = cluster.forms[i]
+    if form is not None:
+        return form
+    pre = _EDGE.match(cluster.prefix[i])
+    suf = _EDGE_END.search(cluster.suffix[i])
+    return (pre.group() if pre else "") + VAR + (suf.group() if suf else "")

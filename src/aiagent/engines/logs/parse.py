@@ -1,0 +1,153 @@
+"""Lines of a log → one structured row each: the header's fields (time, level, component,
+…) as the learnt format reads them, and the message's template.
+
+    for row in parse_lines(lines): row.line, row.template_id, row.template, row.level, …
+
+Templates are mined over the whole log first (a template gets its final shape only once
+every line of it was seen): :class:`Mined` reads the log once, keeping a template id per
+line, and gives the rows on a second reading.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+from aiagent.engines.logs.formats import level_of, parse_line
+from aiagent.engines.logs.headers import Headers
+from aiagent.engines.logs.miner import TemplateMiner
+from aiagent.engines.logs.rules import patterns
+
+SAMPLE = 200  # first lines the header format is learnt from
+
+
+@dataclass(slots=True)
+class Row:
+    line: int  # 1-based
+    template_id: int
+    template: str
+    level: str  # a name of LEVELS ("unknown" when none was found)
+    timestamp: float | None
+    fields: dict[str, str] = field(default_factory=dict)
+    format: str = "plain"
+
+
+@dataclass(slots=True)
+class Split:
+    """One line read: its header fields, message, level and time."""
+
+    format: str
+    fields: dict[str, str]
+    message: str
+    level: str
+    timestamp: float | None
+
+
+class LineParser:
+    """Splits lines into header and message once the format is learnt."""
+
+    def __init__(self) -> None:
+        self.headers = Headers()
+        self.rules = patterns()
+
+    def learn(self, lines: list[str]) -> None:
+        self.headers.learn(lines)
+
+    def split(self, line: str) -> Split:
+        got = self.headers.split(line)
+        if got is not None:
+            fields, message, at = got
+            level = level_of(fields.get("level"), message, self.rules)
+            fmt = self.headers.format.name if self.headers.format else "plain"
+            return Split(fmt, fields, message, level, at)
+        parsed = parse_line(line)
+        return Split(parsed.format, {}, parsed.message, parsed.level, parsed.ts)
+
+
+def parse_lines(lines: list[str]) -> Iterator[Row]:
+    """A row per line, in order; the templates are final (mined over all the lines)."""
+    parser, miner = LineParser(), TemplateMiner()
+    parser.learn([line.rstrip("\r\n") for line in lines[:SAMPLE]])
+    ids = [miner.add(s.message, s.level) for s in map(parser.split, lines)]
+    for n, (line, cluster) in enumerate(zip(lines, ids, strict=True), 1):
+        split = parser.split(line.rstrip("\r\n"))
+        yield _row(n, cluster, split, miner)
+
+
+def _row(n: int, cluster: int, split: Split, miner: TemplateMiner) -> Row:
+    return Row(n, cluster, miner.template(cluster) or split.message, split.level,
+               split.timestamp, split.fields, split.format)
+
+
+@dataclass(slots=True)
+class TemplateStats:
+    template_id: int
+    level: str
+    count: int = 0
+    first_line: int = 0
+    last_line: int = 0
+    first_at: float | None = None
+    last_at: float | None = None
+
+
+class Mined:
+    """Pass one over a log: the header format, the templates, a template id per line
+    (4 bytes a line) and, per template, its count and first and last sighting."""
+
+    def __init__(self) -> None:
+        self.parser, self.miner = LineParser(), TemplateMiner()
+        self.ids = array("l")
+        self.stats: dict[int, TemplateStats] = {}
+
+    def feed(self, lines: Iterable[str]) -> None:
+        pending: list[str] = []
+        for text in lines:
+            if not self.parser.headers.learned:
+                pending.append(text.rstrip("\r\n"))
+                if len(pending) >= SAMPLE:
+                    self._learn(pending)
+                    pending = []
+                continue
+            self._add(text.rstrip("\r\n"))
+        if pending:
+            self._learn(pending)
+
+    def _learn(self, lines: list[str]) -> None:
+        self.parser.learn(lines)
+        for text in lines:
+            self._add(text)
+
+    def _add(self, text: str) -> None:
+        split = self.parser.split(text)
+        cluster = self.miner.add(split.message, split.level)
+        self.ids.append(cluster)
+        n = len(self.ids)
+        stats = self.stats.get(cluster)
+        if stats is None:
+            stats = self.stats[cluster] = TemplateStats(cluster, split.level, first_line=n)
+        stats.count += 1
+        stats.last_line = n
+        at = split.timestamp
+        if at is not None:
+            if stats.first_at is None or at < stats.first_at:
+                stats.first_at = at
+            if stats.last_at is None or at > stats.last_at:
+                stats.last_at = at
+
+    def rows(self, lines: Iterable[str]) -> Iterator[Row]:
+        """Pass two over the same lines: a row each, with its final template."""
+        templates: dict[int, str | None] = {}
+        for n, (text, cluster) in enumerate(zip(lines, self.ids, strict=False), 1):
+            split = self.parser.split(text.rstrip("\r\n"))
+            template = templates.get(cluster)
+            if template is None:
+                template = templates[cluster] = self.miner.template(cluster)
+            yield Row(n, cluster, template or split.message, split.level, split.timestamp,
+                      split.fields, split.format)
+
+
+def decoded(stream: IO[bytes]) -> Iterator[str]:
+    """The lines of a binary stream as text (UTF-8, bad bytes replaced)."""
+    return (raw.decode("utf-8", "replace") for raw in stream)

@@ -1,0 +1,170 @@
+"""Header formats learnt from the first lines, template mining (masked tokens are
+wildcards, the level is part of an event), the template text, the timeline's Spark/HDFS
+stamps and line-number axis, and ``aiagent logs parse | templates``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from aiagent.engines.logs.headers import Headers
+from aiagent.engines.logs.miner import TemplateMiner
+from aiagent.engines.logs.parse import parse_lines
+
+FIXTURES = Path(__file__).with_name("fixtures")
+
+
+def header_cases() -> list[tuple[str, str, str]]:
+    rows = (FIXTURES / "mixed_headers.txt").read_text(encoding="utf-8").splitlines()
+    cases = []
+    for row in rows:
+        if row.startswith("#"):
+            continue
+        name, rest = row.split("|", 1)
+        line, message = rest.rsplit("|", 1)
+        cases.append((name, line, message))
+    return cases
+
+
+@pytest.mark.parametrize(("name", "line", "message"), header_cases())
+def test_the_header_format_is_learnt_and_only_the_message_is_left(
+        name: str, line: str, message: str) -> None:
+    headers = Headers()
+    assert headers.learn([line] * 3) is not None
+    assert headers.format is not None and headers.format.name == name
+    got = headers.split(line)
+    assert got is not None and got[1] == message
+
+
+def test_header_fields_become_columns_with_the_time() -> None:
+    lines = (FIXTURES / "hdfs_like.log").read_text(encoding="utf-8").splitlines()
+    rows = list(parse_lines(lines))
+    assert rows[0].fields == {"pid": "148", "level": "INFO",
+                              "component": "dfs.DataNode$PacketResponder"}
+    assert rows[0].timestamp == 1226262975.0  # 2008-11-09T20:36:15Z
+    assert rows[5].level == "warning"
+
+
+def test_templates_of_a_log_are_its_events() -> None:
+    lines = (FIXTURES / "hdfs_like.log").read_text(encoding="utf-8").splitlines()
+    rows = list(parse_lines(lines))
+    assert rows[0].template == "PacketResponder <*> for block blk_<*> terminating"
+    assert {rows[i].template_id for i in (0, 1, 3, 6)} == {rows[0].template_id}
+    assert rows[2].template == ("BLOCK* NameSystem.addStoredBlock: blockMap updated: <*>:<*> "
+                                "is added to blk_<*> size <*>")
+    assert rows[2].template_id == rows[4].template_id != rows[0].template_id
+    assert rows[5].template == "<*>:<*>:Got exception while serving blk_<*> to /<*>:"
+
+
+def test_masked_tokens_are_wildcards_not_equal_words() -> None:
+    miner = TemplateMiner(sim_threshold=0.5)
+    a = miner.add("10.0.0.1 42 0x1f connection opened")
+    b = miner.add("10.0.0.2 43 0x2e session expired")
+    assert a != b  # three shared masks made these look 60% alike to a masking parser
+    assert miner.add("10.0.0.9 7 0xff connection opened") == a
+
+
+def test_the_level_is_part_of_an_event() -> None:
+    miner = TemplateMiner()
+    info = miner.add("connection lost to db-1", "info")
+    error = miner.add("connection lost to db-1", "error")
+    assert info != error
+    assert miner.add("connection lost to db-2", "error") == error
+
+
+def test_a_varying_word_becomes_a_variable_and_spacing_is_kept() -> None:
+    miner = TemplateMiner()
+    first = miner.add("Failed password for root from 10.1.2.3 port 22  ssh2")
+    assert miner.add("Failed password for admin from 10.9.8.7 port 4022  ssh2") == first
+    assert miner.template(first) == "Failed password for <*> from <*> port <*>  ssh2"
+    other = miner.add("Accepted password for root from 10.1.2.3 port 22  ssh2")
+    assert miner.template(other) is not None
+
+
+def test_spark_and_hdfs_times_are_read() -> None:
+    from aiagent.engines.logs.timeparse import iso, parse_time
+
+    assert iso(parse_time("17/06/09 20:11:09 INFO storage.BlockManager: x")) == \
+        "2017-06-09T20:11:09Z"
+    assert iso(parse_time("081109 203615 148 INFO dfs.DataNode: x")) == "2008-11-09T20:36:15Z"
+    assert parse_time("sent 123456 654321 bytes") is None  # only at the start of a line
+
+
+def test_the_line_axis_starts_at_the_first_line() -> None:
+    from aiagent.engines.logs.timeline import Timeline
+
+    timeline = Timeline(240)
+    for block in range(4):  # four blocks of 1000 lines, as the analyzer adds them
+        timeline.add_span(block * 1000 + 1, block * 1000 + 1000, 1000)
+    assert timeline.origin == 1
+    buckets = timeline.buckets()
+    assert len(buckets) > 10
+    assert round(sum(b["lines"] for _, b in buckets)) == 4000
+    assert buckets[0][1]["lines"] < 1000  # not the whole first block in one bucket
+
+
+def test_an_untimed_log_gets_a_line_timeline_with_a_change_point() -> None:
+    from aiagent.engines.logs.source import open_log
+    from aiagent.engines.logs.static import analyse
+
+    lines = [f"worker {i} handled request {i * 7}" for i in range(3000)]
+    lines[1500:1700] = [f"ERROR worker {i} lost connection to db" for i in range(200)]
+    data = ("\n".join(lines) + "\n").encode()
+    report = analyse(open_log(None, io.BufferedReader(io.BytesIO(data))))  # type: ignore[arg-type]
+    assert report["time_range"]["axis"] == "line"
+    assert len(report["timeline"]["buckets"]) > 10
+    assert report["change_points"], report["timeline"]
+    assert 1200 <= report["change_points"][0]["at"] <= 1600
+
+
+def test_logs_parse_writes_a_row_per_line(run_bytes, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "spark.log"
+    log.write_bytes((FIXTURES / "spark_like.log").read_bytes())
+    done = run_bytes("logs", "parse", str(log), "-o", "jsonl")
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert [r["line"] for r in rows] == [1, 2, 3, 4, 5, 6]
+    assert rows[2]["template"] == "Running task <*>.<*> in stage <*>.<*> (TID <*>)"
+    assert rows[2]["template_id"] == rows[3]["template_id"] == rows[5]["template_id"]
+    assert rows[4]["level"] == "error" and rows[4]["template_id"] != rows[2]["template_id"]
+    assert rows[0]["timestamp"] == "2017-06-09T20:10:40Z"
+    assert rows[0]["component"] == "executor.CoarseGrainedExecutorBackend"
+    done = run_bytes("logs", "parse", str(log), "-o", "csv")
+    table = list(csv.DictReader(io.StringIO(done.stdout.decode())))
+    assert len(table) == 6 and table[4]["level"] == "error"
+
+
+def test_logs_templates_lists_counts_and_first_seen(run_bytes, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "spark.log"
+    log.write_bytes((FIXTURES / "spark_like.log").read_bytes())
+    done = run_bytes("logs", "templates", str(log), "-o", "jsonl")
+    assert done.returncode == 0, done.stderr
+    table = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    top = table[0]
+    assert top["count"] == 3 and top["level"] == "info"
+    assert top["first_seen"] == "2017-06-09T20:10:45Z"
+    assert top["last_seen"] == "2017-06-09T20:10:49Z"
+    missing = run_bytes("logs", "templates", str(tmp_path / "nope.log"))
+    assert missing.returncode == 2 and b"no such file" in missing.stderr
+
+
+def test_rare_templates_are_shown_and_levels_not_mixed() -> None:
+    from aiagent.engines.logs.source import open_log
+    from aiagent.engines.logs.static import analyse
+
+    lines = [f"2024-05-01 12:00:{i % 60:02d} INFO [main] app.Db - connection lost to db-{i}"
+             for i in range(300)]
+    lines[150] = "2024-05-01 12:02:30 CRITICAL [main] app.Db - connection lost to db-9"
+    lines[200] = "2024-05-01 12:03:20 INFO [main] app.Cfg - reloaded settings from disk"
+    data = ("\n".join(lines) + "\n").encode()
+    report = analyse(open_log(None, io.BufferedReader(io.BytesIO(data))))  # type: ignore[arg-type]
+    critical = [c for c in report["clusters"] if c["level"] == "fatal"]
+    assert len(critical) == 1 and critical[0]["count"] == 1
+    assert critical[0]["template"] == "connection lost to db-<*>"
+    assert critical[0]["first_seen"] == "2024-05-01T12:02:30Z"
+    rare = {c["template"]: c for c in report["rare_clusters"]}
+    assert "reloaded settings from disk" in rare
