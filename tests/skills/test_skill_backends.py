@@ -92,7 +92,7 @@ def test_file_access_limited_to_declared_paths(project: Path, tmp_path: Path) ->
 
 
 def _worker_pid(rt) -> int:  # noqa: ANN001
-    peer = rt.starlark_worker().peer
+    peer = rt.dispatch.starlark_worker().peer
     assert peer is not None, "the Starlark worker is not running"
     return int(peer.pid)
 
@@ -399,7 +399,7 @@ def test_starlark_worker_is_started_in_the_background_at_session_start(project: 
             await rt.start(None)
             assert rt.dispatch.warming is not None
             await asyncio.wait_for(rt.dispatch.warming, 10)
-            assert rt.starlark_worker().peer is not None and not rt.starlark_worker().peer.closed
+            assert rt.dispatch.starlark_worker().peer is not None and not rt.dispatch.starlark_worker().peer.closed
             started = time.perf_counter()
             await rt.activate("word-tools")
             return time.perf_counter() - started

@@ -44,7 +44,7 @@ def test_background_child_does_not_freeze_the_ui(tmp_path: Path) -> None:
     took = time.monotonic() - start
     out.close()
     assert took < 3.0, f"!cmd took {took:.1f} s"
-    shared = app.extra_context[-1]
+    shared = app.next_message.items[-1]
     assert "\nhi\n" in shared and "[exit code 0]" in shared
     assert marked(marker) == []  # the background sleep was ended with the command
 
@@ -56,7 +56,7 @@ def test_the_exact_command_from_the_report(tmp_path: Path) -> None:
     asyncio.run(run_user_shell(app, "sleep 6 & echo hi"))
     out.close()
     assert time.monotonic() - start < 3.0
-    assert "\nhi\n" in app.extra_context[-1]
+    assert "\nhi\n" in app.next_message.items[-1]
 
 
 def test_plain_output_and_exit_code_are_shared(tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ def test_plain_output_and_exit_code_are_shared(tmp_path: Path) -> None:
     out = io.StringIO()
     app = make_app(tmp_path, out)
     asyncio.run(run_user_shell(app, "echo one; echo two >&2; exit 3"))
-    shared = app.extra_context[-1]
+    shared = app.next_message.items[-1]
     assert "one\n" in shared and "two\n" in shared and "[exit code 3]" in shared
     assert "one" in out.getvalue() and "exit code 3 · shared" in out.getvalue()
 
@@ -95,7 +95,7 @@ def test_huge_output_keeps_memory_bounded(tmp_path: Path) -> None:
         sampler.join()
         out.close()
     growth = (peak[0] - base) / 1e6
-    shared = app.extra_context[-1]
+    shared = app.next_message.items[-1]
     assert shared.endswith("the end\n[exit code 0]\n</user-shell-command>")
     dropped = re.search(r"\[… (\d+) bytes not kept in memory …\]", shared)
     assert dropped and int(dropped.group(1)) > 499_000_000  # all 500 MB went through

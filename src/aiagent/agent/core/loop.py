@@ -372,7 +372,7 @@ class Agent:
         emit(ToolCallEvent(use.id, use.name, use.input))
         call = ToolCall(use.id, use.name, dict(use.input))
         result = await self._tool_result(call, use, emit)
-        result = await self._guard(self.hooks.after_tool_result(call, result), "a hook")
+        result = await guard(self.hooks.after_tool_result(call, result), "a hook")
         content = self.context.fit_result(use.id, result.content)
         emit(ToolResultEvent(use.id, use.name, content, result.is_error))
         return ToolResultBlock(use.id, content, result.is_error, images=tuple(result.images))
@@ -395,7 +395,7 @@ class Agent:
             return ToolResult(problem, True)
         decision = await self.approval.decide(tool, call.args)
         if decision.verdict == "ask":
-            answer = await self._ask(call, emit, effect_of(tool))
+            answer = await _ask(call, emit, effect_of(tool))
             self.approval.record(tool, call.args, answer)
             if answer == "deny":
                 return ToolResult(f"the user declined to run {call.name}", True)
@@ -404,7 +404,7 @@ class Agent:
         ctx = ToolContext(
             workspace=self.workspace,
             call_id=call.id,
-            emit=self._masked(emit),
+            emit=_masked(emit, self.redact),
             cancel=self._cancel,
             settings=self.config.tool_settings,
             state=self.tool_state,
@@ -413,40 +413,7 @@ class Agent:
             sandbox_required=decision.verdict == "allow" and decision.sandbox,
             files=self.files,
         )
-        return await self._guard(tool.run(call.args, ctx), f"tool {call.name}")
-
-    def _masked(self, emit: Callable[[AgentEvent], None]) -> Callable[[AgentEvent], None]:
-        redact = self.redact
-        if redact is None:
-            return emit
-
-        def masked(event: AgentEvent) -> None:
-            if isinstance(event, ToolOutputEvent):
-                event = ToolOutputEvent(event.id, event.stream, redact(event.chunk))
-            emit(event)
-
-        return masked
-
-    async def _ask(self, call: ToolCall, emit: Callable[[AgentEvent], None],
-                   effect: ToolEffect) -> ApprovalAnswer:
-        future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
-        what = f"{call.name} {_brief(call.args)}"
-        emit(ApprovalRequestEvent(uuid.uuid4().hex[:12], call.name, what, call.args,
-                                  future=future, effect=effect))
-        return await future
-
-    @staticmethod
-    async def _guard(work: Any, who: str) -> ToolResult:
-        """Await a tool or hook; turn its failure into an error result the model reads."""
-        try:
-            result: ToolResult = await work
-            return result
-        except ToolError as exc:
-            return ToolResult(str(exc), True)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a tool's bug must not end the run
-            return ToolResult(f"{who} failed: {type(exc).__name__}: {exc}", True)
+        return await guard(tool.run(call.args, ctx), f"tool {call.name}")
 
     async def _stop_worker(self) -> None:
         worker = self._worker
@@ -454,6 +421,43 @@ class Agent:
             worker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await worker
+
+
+async def guard(work: Any, who: str) -> ToolResult:
+    """Await a tool or hook; turn its failure into an error result the model reads."""
+    try:
+        result: ToolResult = await work
+        return result
+    except ToolError as exc:
+        return ToolResult(str(exc), True)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a tool's bug must not end the run
+        return ToolResult(f"{who} failed: {type(exc).__name__}: {exc}", True)
+
+
+def _masked(emit: Callable[[AgentEvent], None],
+            redact: Callable[[str], str] | None) -> Callable[[AgentEvent], None]:
+    """``emit``, with secret values masked in live tool output."""
+    if redact is None:
+        return emit
+
+    def masked(event: AgentEvent) -> None:
+        if isinstance(event, ToolOutputEvent):
+            event = ToolOutputEvent(event.id, event.stream, redact(event.chunk))
+        emit(event)
+
+    return masked
+
+
+async def _ask(call: ToolCall, emit: Callable[[AgentEvent], None],
+               effect: ToolEffect) -> ApprovalAnswer:
+    """Ask the person (through the front-end) whether ``call`` may run."""
+    future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
+    what = f"{call.name} {_brief(call.args)}"
+    emit(ApprovalRequestEvent(uuid.uuid4().hex[:12], call.name, what, call.args,
+                              future=future, effect=effect))
+    return await future
 
 
 def _flush_text(text: list[str], blocks: list[Block]) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from aiagent.agent.skills.backends.base import BackendError
 from aiagent.agent.skills.catalog import SkillCatalog
@@ -18,21 +18,21 @@ from aiagent.agent.skills.manifest import Manifest
 from aiagent.agent.skills.permissions import Approver, PermissionDenied, PermissionGate
 
 if TYPE_CHECKING:
-    from aiagent.agent.skills.runtime import SkillRuntime
+    from aiagent.agent.skills.contributions import WorkflowInfo
+    from aiagent.agent.skills.loader import SkillEntry
 
 log = logging.getLogger("aiagent.agent.skills")
 SKILL_ERRORS = (BackendError, PermissionDenied, ValueError, LookupError)
 
 
 class Activation:
-    def __init__(self, runtime: SkillRuntime, catalog: SkillCatalog, gate: PermissionGate,
-                 dispatch: Dispatch, contributions: Contributions) -> None:
-        self.runtime = runtime  # the tools it registers call back through it
+    def __init__(self, catalog: SkillCatalog, gate: PermissionGate, dispatch: Dispatch,
+                 contributions: Contributions, active: dict[str, ActiveSkill]) -> None:
         self.catalog = catalog
         self.gate = gate
         self.dispatch = dispatch
         self.contributions = contributions
-        self.active: dict[str, ActiveSkill] = {}
+        self.active = active  # kept here, read by Dispatch
         self.errors: dict[str, str] = {}
 
     async def activate(self, name: str, reason: str, approver: Approver | None) -> ActiveSkill:
@@ -66,7 +66,7 @@ class Activation:
             if m.implementation is not None:
                 skill.backend = self.dispatch.backend(skill)
                 items = await skill.backend.load()
-                self.contributions.register(self.runtime, skill, items, self.dispatch.call_hook)
+                self.contributions.register(skill, items)
             if m.builtin_tools:
                 self.contributions.add_builtin(skill, self.catalog.entries[m.name].source == "builtin")
         except BackendError as exc:
@@ -111,7 +111,17 @@ class Activation:
             await self.deactivate(name)
 
 
-async def activate_workflow(rt: SkillRuntime, name: str, report: Callable[[str], None]) -> None:
+class WorkflowSkills(Protocol):
+    """What :func:`activate_workflow` needs (a :class:`~aiagent.agent.skills.runtime.SkillRuntime`)."""
+
+    entries: dict[str, SkillEntry]
+
+    def available_names(self) -> list[str]: ...
+    def workflows(self) -> dict[str, WorkflowInfo]: ...
+    async def activate(self, name: str, reason: str = ...) -> ActiveSkill: ...
+
+
+async def activate_workflow(rt: WorkflowSkills, name: str, report: Callable[[str], None]) -> None:
     """Activate the skill that provides workflow ``name``: the one whose manifest declares
     it (its failure is raised), else each workflow skill in turn until one registers it
     (their failures are reported)."""

@@ -38,6 +38,11 @@ class SkillCatalog:
             raise LookupError(self.missing(name, f"no skill named {name!r}"))
         return entry.manifest
 
+    def find(self, name: str) -> Manifest | None:
+        """``name``'s manifest, or None (no such skill)."""
+        entry = self.entries.get(name)
+        return entry.manifest if entry is not None else None
+
     def missing(self, name: str, lead: str) -> str:
         """Why ``name`` is not in the catalog: broken, held back, or unknown (``lead``)."""
         broken = next((b for b in self.broken if b.name == name), None)

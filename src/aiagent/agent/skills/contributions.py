@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from aiagent.agent.skills.backends.base import Backend, BackendError, Registered
 from aiagent.agent.skills.hooks import HookBus
 from aiagent.agent.skills.host import SkillHost
 from aiagent.agent.skills.manifest import Manifest
 
-if TYPE_CHECKING:
-    from aiagent.agent.skills.runtime import SkillRuntime
-
 HookCall = Callable[[str, str, dict[str, Any]], Awaitable[Any]]  # (skill, hook key, event)
+
+
+class Caller(Protocol):
+    """Calls into active skills' code (:class:`~aiagent.agent.skills.dispatch.Dispatch`)."""
+
+    async def call(self, skill: str, kind: str, name: str, arg: Any) -> Any: ...
+    async def call_hook(self, skill: str, key: str, event: dict[str, Any]) -> Any: ...
 
 
 @dataclass(slots=True)
@@ -39,24 +43,25 @@ class ActiveSkill:
 
 
 class Contributions:
-    """The tools (by name), hooks and workflows of the active skills."""
+    """The tools (by name), hooks and workflows of the active skills; the tools and hooks
+    call into the skills through ``caller``."""
 
-    def __init__(self, bus: HookBus, report: Callable[[str], None]) -> None:
+    def __init__(self, bus: HookBus, report: Callable[[str], None], caller: Caller) -> None:
         self.bus = bus
         self.report = report
+        self.caller = caller
         self.tool_objects: dict[str, Any] = {}
         self.workflow_info: dict[str, WorkflowInfo] = {}
 
-    def register(self, runtime: SkillRuntime, skill: ActiveSkill, items: list[Registered],
-                 call_hook: HookCall) -> None:
+    def register(self, skill: ActiveSkill, items: list[Registered]) -> None:
         m = skill.manifest
         declared = {t.name: t for t in m.tools}
         for item in items:
             if item.kind == "tool":
-                self._tool(runtime, skill, item)
+                self._tool(skill, item)
             elif item.kind == "hook":
                 phase = str(item.opts.get("phase") or item.name.split("#", 1)[0])
-                self.bus.add(m.name, phase, _hook(call_hook, m.name, item.name), int(item.opts.get("priority", 100)))
+                self.bus.add(m.name, phase, _hook(self.caller.call_hook, m.name, item.name), int(item.opts.get("priority", 100)))
             elif item.kind == "workflow":
                 decl_w = next((w for w in m.workflows if w.name == item.name), None)
                 self.workflow_info[item.name] = WorkflowInfo(
@@ -69,7 +74,7 @@ class Contributions:
         if missing:
             raise BackendError(f"skill {m.name}: tools declared in the manifest but not registered by the code: {', '.join(missing)}")
 
-    def _tool(self, runtime: SkillRuntime, skill: ActiveSkill, item: Registered) -> None:
+    def _tool(self, skill: ActiveSkill, item: Registered) -> None:
         from aiagent.agent.skills.tools import SkillTool
 
         m = skill.manifest
@@ -82,7 +87,7 @@ class Contributions:
             self.report(f"skill {m.name}: tool {item.name} is already provided by skill "
                         f"{getattr(owner, 'skill', 'aiagent')}; skipped")
             return
-        tool = SkillTool(runtime, m.name, item.name, desc, schema or {"type": "object", "properties": {}}, approval)
+        tool = SkillTool(self.caller.call, m.name, item.name, desc, schema or {"type": "object", "properties": {}}, approval)
         self.tool_objects[item.name] = tool
         skill.tools.append(item.name)
 

@@ -18,10 +18,10 @@ if TYPE_CHECKING:  # asyncio is imported when a skill runs: listing skills must 
 
 
 class Dispatch:
-    def __init__(self, services: HostServices, active: dict[str, ActiveSkill],
+    def __init__(self, services: HostServices, active: Mapping[str, ActiveSkill],
                  manifests: Callable[[str], Manifest | None], process_sandbox: str = "auto") -> None:
         self.services = services
-        self.active = active
+        self.active = active  # the active skills (Activation keeps them; read here)
         self.manifests = manifests  # a skill's manifest, active or not (for host routing)
         self.process_sandbox = process_sandbox
         self.starlark: Any = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from aiagent.agent.skills.manifest import Manifest
 from aiagent.agent.skills.resources import FileList, read_skill_file, skill_files
@@ -102,3 +103,33 @@ def disclosure(m: Manifest, tools: list[str], workflows: list[str]) -> str:
     if workflows:
         lines.append("Workflows now available (run_workflow): " + ", ".join(workflows))
     return "\n".join(lines)
+
+
+class SkillPrompt:
+    """The skills' part of the system prompt: active skills' instructions (until the model
+    was shown them in the conversation), what hooks injected, and the index of the rest
+    (within ``index_budget`` characters; 0 leaves it out)."""
+
+    def __init__(self, index_budget: int = DEFAULT_INDEX_BUDGET) -> None:
+        self.index_budget = index_budget
+
+    def hide_index(self) -> None:
+        """No index: the model cannot activate skills (no ``activate_skill`` tool)."""
+        self.index_budget = 0
+
+    def fragments(self, active: Iterable[tuple[str, Manifest, bool]],
+                  injected: Iterable[tuple[str, str]], inactive: Iterable[Manifest]) -> list[Any]:
+        """``active``: (name, manifest, its instructions go in the prompt); ``injected``:
+        (skill, text) from hooks; ``inactive``: the usable skills not active."""
+        from aiagent.contracts.prompt import PromptFragment
+
+        out: list[PromptFragment] = []
+        for name, m, in_prompt in active:
+            text = instructions(m) if in_prompt else ""
+            if text:
+                out.append(PromptFragment(f"Skill: {name}", text))
+        out += [PromptFragment(f"From skill {name}", text) for name, text in injected]
+        index = self.index_budget > 0 and index_text(inactive, self.index_budget)
+        if index:
+            out.append(PromptFragment("Skills", index))
+        return out

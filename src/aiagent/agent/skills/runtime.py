@@ -8,8 +8,16 @@ assembled from collaborators that each keep one responsibility —
   workflows, scanners the active skills registered),
 * execution: :class:`~aiagent.agent.skills.dispatch.Dispatch` (backends and calls into them).
 
-This class adds the triggers (what to activate at start and per user turn), the prompt
-fragments and the security seam on top.
+* triggers: :class:`~aiagent.agent.skills.triggers.SessionTriggers` (what activates on
+  its own at start and per user turn),
+* prompt: :class:`~aiagent.agent.skills.prompting.SkillPrompt` (instructions, injected
+  text and the index),
+* changes: :class:`~aiagent.agent.skills.changes.SkillChanges` (who hears that tools or
+  the prompt changed: the agent, through :func:`~aiagent.agent.skills.wiring.attach`).
+
+Each part keeps its own state and gets only what it uses (the calls into skills go
+through ``Dispatch.call``; none of them holds the runtime). This class orders them and
+adds the security seam.
 """
 
 from __future__ import annotations
@@ -23,14 +31,15 @@ from aiagent.agent.skills import prompting
 from aiagent.agent.skills.activation import Activation
 from aiagent.agent.skills.backends.base import BackendError
 from aiagent.agent.skills.catalog import PLATFORM, RuleFile, SkillCatalog
+from aiagent.agent.skills.changes import SkillChanges
 from aiagent.agent.skills.contributions import ActiveSkill, Contributions, WorkflowInfo
 from aiagent.agent.skills.dispatch import Dispatch
 from aiagent.agent.skills.hooks import HookBus
-from aiagent.agent.skills.host import HostServices
+from aiagent.agent.skills.host import HostServices, LogSink
 from aiagent.agent.skills.loader import Discovery
 from aiagent.agent.skills.manifest import Manifest
 from aiagent.agent.skills.permissions import Approver, PermissionGate
-from aiagent.agent.skills.triggers import ProjectFacts, TriggerContext, why_active
+from aiagent.agent.skills.triggers import ProjectFacts, SessionTriggers
 
 __all__ = ["PLATFORM", "ActiveSkill", "RuleFile", "SkillRuntime", "SkillScanner", "WorkflowInfo"]
 
@@ -44,10 +53,22 @@ class SkillScanner:
     skill: str
     name: str
     description: str
-    runtime: SkillRuntime
+    call: Callable[[str, str, str, Any], Any]  # Dispatch.call: (skill, kind, name, arg)
 
     async def run(self, input: Mapping[str, Any]) -> Any:
-        return await self.runtime.call(self.skill, "scanner", self.name, dict(input))
+        return await self.call(self.skill, "scanner", self.name, dict(input))
+
+
+def skill_log(report: Callable[[str], None]) -> LogSink:
+    """Where skills' ``log`` goes: warnings and errors to ``report``, the rest to the log."""
+
+    def log_line(skill: str, level: str, message: str) -> None:
+        if level.lower() in ("warn", "warning", "error"):
+            report(f"skill {skill}: {message}")
+        else:
+            log.info("skill %s: %s", skill, message)
+
+    return log_line
 
 
 class SkillRuntime:
@@ -68,25 +89,24 @@ class SkillRuntime:
         self.entries, self.broken, self.held = self.catalog.entries, self.catalog.broken, self.catalog.held
         self.disabled = self.catalog.disabled
         self.overrides = discovery.overrides
+        self.report = report or (lambda message: log.warning("%s", message))
         self.services = services
         self.services.invoke = self.invoke
-        self.services.log = self._skill_log
+        self.services.log = skill_log(lambda message: self.report(message))
         self.gate = gate
-        self.mode = mode
-        self.explicit = tuple(dict.fromkeys(explicit))
-        self.index_budget = index_budget
-        self.report = report or (lambda message: log.warning("%s", message))
+        self.triggers = SessionTriggers(mode, tuple(dict.fromkeys(explicit)))
+        self.explicit = self.triggers.explicit
+        self.prompt = prompting.SkillPrompt(index_budget)
+        self.changes = SkillChanges()
         self.bus = HookBus(report=lambda message: self.report(message))
-        self.contributions = Contributions(self.bus, lambda message: self.report(message))
+        self.active: dict[str, ActiveSkill] = {}  # Activation's; Dispatch reads it
+        self.dispatch = Dispatch(services, self.active, self.catalog.find, process_sandbox)
+        self.contributions = Contributions(self.bus, lambda message: self.report(message),
+                                           self.dispatch)
         self.tool_objects = self.contributions.tool_objects
-        self.dispatch = Dispatch(services, {}, self._manifest_or_none, process_sandbox)
-        self.activation = Activation(self, self.catalog, gate, self.dispatch, self.contributions)
-        self.dispatch.active = self.active = self.activation.active
+        self.activation = Activation(self.catalog, gate, self.dispatch, self.contributions,
+                                     self.active)
         self.errors = self.activation.errors
-        self.facts: ProjectFacts | None = None
-        self.on_tools_changed: Callable[[list[str], list[str]], None] = lambda added, removed: None
-        self.on_prompt_changed: Callable[[], None] = lambda: None
-        self._started = False  # start() ran (the front-end's wiring asks)
         for w in discovery.warnings:
             log.info("%s", w)
 
@@ -94,10 +114,6 @@ class SkillRuntime:
 
     def manifest(self, name: str) -> Manifest:
         return self.catalog.manifest(name)
-
-    def _manifest_or_none(self, name: str) -> Manifest | None:
-        entry = self.entries.get(name)
-        return entry.manifest if entry is not None else None
 
     def state(self, name: str) -> str:
         if name in self.disabled:
@@ -118,13 +134,6 @@ class SkillRuntime:
     def workflows(self) -> dict[str, WorkflowInfo]:
         return self.contributions.workflows(self.active)
 
-    def config_of(self, m: Manifest) -> dict[str, Any]:
-        return self.dispatch.config_of(m)
-
-    def starlark_worker(self) -> Any:
-        """The shared Starlark worker (created, not started, on first use)."""
-        return self.dispatch.starlark_worker()
-
     # ---- activation ----------------------------------------------------------------
 
     async def activate(self, name: str, reason: str = "requested", approver: Approver | None = None) -> ActiveSkill:
@@ -134,15 +143,15 @@ class SkillRuntime:
     async def deactivate(self, name: str) -> None:
         skill = await self.activation.deactivate(name)
         if skill is not None:
-            self.on_tools_changed([], list(skill.tools))
-            self.on_prompt_changed()
+            self.changes.tools([], list(skill.tools))
+            self.changes.prompt()
 
     async def _activate_all(self, wanted: list[tuple[str, str]], approver: Approver | None) -> list[str]:
         done, added = await self.activation.activate_all(wanted, approver, self.report)
         if added or any(self.active[n].workflows for n in done):  # workflows: run_workflow
-            self.on_tools_changed(added, [])
+            self.changes.tools(added, [])
         if done:
-            self.on_prompt_changed()
+            self.changes.prompt()
         return done
 
     # ---- calling into skills -------------------------------------------------------
@@ -167,17 +176,12 @@ class SkillRuntime:
 
     # ---- triggers ------------------------------------------------------------------
 
-    def trigger_context(self, user_message: str = "") -> TriggerContext:
-        return TriggerContext(self.facts, self.mode, self.explicit, user_message)
-
     async def start(self, facts: ProjectFacts | None, approver: Approver | None = None) -> list[str]:
         """Activate what is requested (``--skills``, AGENT.md) and what the project's files,
         languages and mode trigger. Failures are reported, never raised."""
-        if not self._started:  # said once per session: which of same-named skills is used
+        if self.triggers.begin(facts):  # said once per session: which of same-named skills is used
             for note in self.overrides.values():
                 self.report(note)
-        self._started = True
-        self.facts = facts
         if self.catalog.uses_backend("starlark"):
             self.dispatch.prewarm_starlark()
         if facts is not None:
@@ -185,41 +189,28 @@ class SkillRuntime:
         for name in self.explicit:
             if name not in self.entries:
                 self.report(self.catalog.missing(name, f"--skills: no skill named {name!r}"))
-        ctx = self.trigger_context()
-        wanted = [(n, why) for n in self.available_names() if (why := why_active(self.entries[n].manifest, ctx, startup=True))]
-        return await self._activate_all(wanted, approver)
+        usable = [self.entries[n].manifest for n in self.available_names()]
+        return await self._activate_all(self.triggers.wanted(usable, startup=True), approver)
 
     async def user_turn(self, text: str, approver: Approver | None = None) -> list[str]:
         """Keyword triggers for one user turn; also starts a new rate-limit turn."""
         assert self.services.counter is not None
         self.services.counter.reset()
-        ctx = self.trigger_context(text)
-        wanted = [(n, why) for n in self.available_names()
-                  if n not in self.active and (why := why_active(self.entries[n].manifest, ctx, startup=False))]
-        return await self._activate_all(wanted, approver)
+        inactive = [self.entries[n].manifest for n in self.available_names() if n not in self.active]
+        return await self._activate_all(self.triggers.wanted(inactive, text, startup=False), approver)
 
     # ---- prompt --------------------------------------------------------------------
 
     def prompt_fragments(self) -> list[Any]:
         """Active skills' instructions, text hooks injected, and the index of the rest."""
-        from aiagent.contracts.prompt import PromptFragment
-
-        out: list[PromptFragment] = []
-        for name, skill in self.active.items():
-            text = prompting.instructions(skill.manifest) if skill.in_prompt else ""
-            if text:
-                out.append(PromptFragment(f"Skill: {name}", text))
-        for name in self.bus.injected:
-            out.append(PromptFragment(f"From skill {name}", self.bus.injected_text(name)))
-        index = self.index_budget > 0 and prompting.index_text(
-            [self.entries[n].manifest for n in self.available_names() if n not in self.active], self.index_budget)
-        if index:
-            out.append(PromptFragment("Skills", index))
-        return out
+        return self.prompt.fragments(
+            [(name, skill.manifest, skill.in_prompt) for name, skill in self.active.items()],
+            [(name, self.bus.injected_text(name)) for name in self.bus.injected],
+            [self.entries[n].manifest for n in self.available_names() if n not in self.active])
 
     def disclose(self, skill: ActiveSkill) -> str:
         skill.in_prompt = False  # its text goes into the conversation instead
-        self.on_tools_changed(list(skill.tools), [])
+        self.changes.tools(list(skill.tools), [])
         return prompting.disclosure(skill.manifest, skill.tools, skill.workflows)
 
     def read_resource(self, name: str, rel: str) -> str:
@@ -234,7 +225,8 @@ class SkillRuntime:
     def security_scanners(self) -> list[SkillScanner]:
         """Scanners registered by active skills (activate them first with
         :meth:`activate_security_skills`)."""
-        return [SkillScanner(n, s, d, self) for n, a in self.active.items() for s, d in a.scanners.items()]
+        return [SkillScanner(n, s, d, self.dispatch.call)
+                for n, a in self.active.items() for s, d in a.scanners.items()]
 
     async def activate_security_skills(self, approver: Approver | None = None) -> list[str]:
         wanted = [(n, "security") for n in self.available_names() if "security-rule" in self.entries[n].manifest.types
@@ -245,13 +237,13 @@ class SkillRuntime:
         """Run hooks of any phase (wiki and security call their own phases here)."""
         return await self.bus.fire(phase, event)
 
-    # ---- reporting and shutdown ----------------------------------------------------
+    # ---- the front-end and shutdown ------------------------------------------------
 
-    def _skill_log(self, skill: str, level: str, message: str) -> None:
-        if level.lower() in ("warn", "warning", "error"):
-            self.report(f"skill {skill}: {message}")
-        else:
-            log.info("skill %s: %s", skill, message)
+    def ask_through(self, approver: Approver, report: Callable[[str], None]) -> None:
+        """A front-end's way to ask for skills' permissions (when no approver is given to
+        :meth:`activate`) and to show what goes wrong with skills."""
+        self.gate.approver = approver
+        self.report = report
 
     async def close(self) -> None:
         await self.dispatch.warming_done()

@@ -4,16 +4,35 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aiagent.agent.skills.backends.base import BackendError
 from aiagent.agent.skills.permissions import PermissionDenied
 from aiagent.contracts.tools import UNDECLARED, ToolContext, ToolEffect, ToolResult
 
 if TYPE_CHECKING:
-    from aiagent.agent.skills.runtime import SkillRuntime
+    from aiagent.agent.skills.contributions import ActiveSkill, WorkflowInfo
+    from aiagent.agent.skills.permissions import Approver
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+Call = Callable[[str, str, str, Any], Awaitable[Any]]  # (skill, kind, name, arg): Dispatch.call
+
+
+class Activator(Protocol):
+    """What ``activate_skill`` uses (a :class:`~aiagent.agent.skills.runtime.SkillRuntime`)."""
+
+    def available_names(self) -> list[str]: ...
+    def read_resource(self, name: str, rel: str) -> str: ...
+    async def activate(self, name: str, reason: str = ..., approver: Approver | None = ...) -> ActiveSkill: ...
+    def disclose(self, skill: ActiveSkill) -> str: ...
+
+
+class Workflows(Protocol):
+    """What ``run_workflow`` uses (a :class:`~aiagent.agent.skills.runtime.SkillRuntime`)."""
+
+    def workflows(self) -> dict[str, WorkflowInfo]: ...
+    async def run_workflow(self, name: str, input: Mapping[str, Any]) -> Any: ...
 
 
 def to_tool_result(value: Any) -> ToolResult:
@@ -43,9 +62,9 @@ async def guarded(work: Any) -> ToolResult:
 class SkillTool:
     """A tool a skill registered; runs through the skill's backend."""
 
-    def __init__(self, runtime: SkillRuntime, skill: str, name: str, description: str,
+    def __init__(self, call: Call, skill: str, name: str, description: str,
                  input_schema: dict[str, Any], requires_approval: bool) -> None:
-        self.runtime, self.skill = runtime, skill
+        self.call, self.skill = call, skill
         self.name, self.description, self.input_schema = name, description, input_schema
         self.requires_approval = requires_approval
         # the skill's permissions were approved when it activated; what still needs a
@@ -54,7 +73,7 @@ class SkillTool:
             ToolEffect.of("execute", approved_by="the skill's permissions, when it activated")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return await guarded(self.runtime.call(self.skill, "tool", self.name, args))
+        return await guarded(self.call(self.skill, "tool", self.name, args))
 
 
 class ActivateSkillTool:
@@ -65,7 +84,7 @@ class ActivateSkillTool:
     description = ("Load a skill from the skills index: returns its instructions and resources and "
                    "makes its tools available. Give `resource` to read one of its files.")
 
-    def __init__(self, runtime: SkillRuntime) -> None:
+    def __init__(self, runtime: Activator) -> None:
         self.runtime = runtime
         self.input_schema = self._schema()
 
@@ -101,7 +120,7 @@ class RunWorkflowTool:
     name = "run_workflow"
     effect = UNDECLARED
 
-    def __init__(self, runtime: SkillRuntime) -> None:
+    def __init__(self, runtime: Workflows) -> None:
         self.runtime = runtime
         self.description = ""
         self.input_schema: dict[str, Any] = {}

@@ -173,3 +173,25 @@ def why_active(m: Manifest, ctx: TriggerContext, *, startup: bool) -> str | None
         return None
     word = keyword_match(t.keywords, ctx.user_message)
     return f"keyword {word!r}" if word else None
+
+
+@dataclass(slots=True)
+class SessionTriggers:
+    """What makes skills activate on their own in one session: the mode, the skills asked
+    for by name (``--skills``, AGENT.md), and the project's facts once scanned."""
+
+    mode: str = "headless"
+    explicit: tuple[str, ...] = ()
+    facts: ProjectFacts | None = None
+    started: bool = False  # the session's start-up triggers ran
+
+    def begin(self, facts: ProjectFacts | None) -> bool:
+        """Take the project's facts for the start-up triggers; True the first time."""
+        first, self.started, self.facts = not self.started, True, facts
+        return first
+
+    def wanted(self, manifests: Iterable[Manifest], user_message: str = "", *,
+               startup: bool) -> list[tuple[str, str]]:
+        """(name, why) of each of ``manifests`` that should activate now."""
+        ctx = TriggerContext(self.facts, self.mode, self.explicit, user_message)
+        return [(m.name, why) for m in manifests if (why := why_active(m, ctx, startup=startup))]

@@ -76,12 +76,11 @@ def attach(runtime: SkillRuntime, agent: Agent, whitelist: list[str] | None = No
     def prompt_changed() -> None:
         agent.use_prompt_fragments(runtime.prompt_fragments())
 
-    runtime.on_tools_changed = tools_changed
-    runtime.on_prompt_changed = prompt_changed
+    runtime.changes.listen(tools_changed, prompt_changed)
     if runtime.available_names() and offered("activate_skill"):
         agent.add_tool(ActivateSkillTool(runtime))
     else:
-        runtime.index_budget = 0
+        runtime.prompt.hide_index()
     prompt_changed()
     agent.use_skills(runtime, core_hooks(runtime))
 
@@ -106,13 +105,13 @@ class SkillHooks:
     async def conversation_start(self, messages: list[Message]) -> None:
         rt = self.runtime
         try:
-            if not rt._started:
+            if not rt.triggers.started:
                 await rt.start(await asyncio.to_thread(_facts, rt))
             last = next((m.text for m in reversed(messages) if m.role == "user"), "")
             await rt.user_turn(last)
             await rt.fire("on_conversation_start", {"conversation": _conversation(messages)})
             await rt.fire("on_before_prompt_build", {})
-            rt.on_prompt_changed()
+            rt.changes.prompt()
         except Exception as exc:  # noqa: BLE001 - skills must never end the run
             rt.report(f"skills: start-up failed: {type(exc).__name__}: {exc}")
 

@@ -350,7 +350,7 @@ class Analyzer:
         before: list[str] | None = None
         if at is None or keep:
             before = self._before(raw, begin, bool(prefix))
-            at = at if at is not None else self._time_above(before)
+            at = at if at is not None else _time_above(before, self._last_at)
         self._arrive(stats, info.level, self.lines + i + 1, at)
         if keep and before is not None:
             ex = Exemplar(self.lines + i + 1, at if self.timed else None, event.lines, before,
@@ -406,14 +406,6 @@ class Analyzer:
         if self.context:
             self._tail = (self._tail + raw[:r][-self.context:])[-self.context:]
 
-    def _time_above(self, before: list[str]) -> float | None:
-        """The time of the nearest line above an event whose head has none."""
-        for text in reversed(before):
-            at = parse_time(text)
-            if at is not None:
-                return at
-        return self._last_at
-
     def _before(self, raw: list[bytes], begin: int, past_orphans: bool = False) -> list[str]:
         lines = raw[max(0, begin - self.context):begin]
         if len(lines) < self.context and begin < self.context:
@@ -436,3 +428,13 @@ class Analyzer:
             stats.sample = ex
         if first_error:
             self.first_error, self.first_error_cluster = ex, stats.cluster_id
+
+
+def _time_above(before: list[str], fallback: float | None) -> float | None:
+    """The time of the nearest line above an event whose head has none (else ``fallback``,
+    the last time seen)."""
+    for text in reversed(before):
+        at = parse_time(text)
+        if at is not None:
+            return at
+    return fallback

@@ -83,7 +83,7 @@ def run_tool(name: str, args_json: str, cwd: str | None, events: bool) -> None:
 
 
 async def _run(tool: Any, args: dict[str, Any], settings: Any, events: bool) -> Any:
-    from aiagent.agent.core.loop import Agent
+    from aiagent.agent.core.loop import guard
     from aiagent.agent.tools.base import release_tool_state, validate_args
     from aiagent.app import tool_settings
     from aiagent.contracts.tools import ToolContext, ToolResult
@@ -102,6 +102,6 @@ async def _run(tool: Any, args: dict[str, Any], settings: Any, events: bool) -> 
         settings=tool_settings(settings),  # the agent's own: what the model would get
     )
     try:
-        return await Agent._guard(tool.run(args, ctx), f"tool {tool.name}")
+        return await guard(tool.run(args, ctx), f"tool {tool.name}")
     finally:
         await release_tool_state(ctx.state)

@@ -72,8 +72,7 @@ async def provider(app: InteractiveApp, arg: str) -> None:
     except (ValueError, ConfigError, ProviderError) as exc:
         _say(app, f"✗ {exc}", "red")
         return
-    app.provider_name = choice.name
-    app.agent.use_provider(new, model=choice.model)
+    app.use_provider(choice.name, new, model=choice.model)
     _say(app, f"provider set to {arg} (model {app.agent.config.model})", "green")
 
 
@@ -87,9 +86,9 @@ async def clear(app: InteractiveApp, arg: str) -> None:
     from aiagent.agent.core.session import SessionRequest
 
     app.switch_session(SessionRequest())
-    app.extra_context.clear()
-    if app.term.tty and app.console is not None:
-        app.console.clear()
+    app.next_message.drop()
+    if app.term.tty and app.screen.console is not None:
+        app.screen.console.clear()
     _say(app, "new conversation", "green")
 
 
@@ -129,7 +128,7 @@ async def compact(app: InteractiveApp, arg: str) -> None:
     if done is None:
         _say(app, "nothing to compact yet")
         return
-    app.context_tokens = done.after_tokens
+    app.meter.set(done.after_tokens)
     _say(app, f"compacted: about {done.before_tokens} → {done.after_tokens} tokens", "green")
 
 
@@ -180,7 +179,7 @@ async def resume(app: InteractiveApp, arg: str) -> None:
         _say(app, f"✗ {exc}", "red")
         return
     assert app.agent is not None
-    show_history(app, app.agent.conversation.messages)
+    show_history(app.screen, app.parts.link.info, app.agent.conversation.messages)
 
 
 # ---- permissions ---------------------------------------------------------------------
@@ -274,7 +273,7 @@ async def undo(app: InteractiveApp, arg: str) -> None:
     _say(app, f"restored {len(paths)} file(s) changed by turn {turn.number}:", "green")
     for path in paths:
         _say(app, f"  {path}")
-    app.extra_context.append(
+    app.next_message.share(
         f"[The user undid the file changes of an earlier turn; these files are back as they "
         f"were before it: {', '.join(paths)}]")
 

@@ -1,5 +1,10 @@
 """The interactive app: read input, dispatch it (message, ``/command``, ``!shell``), run
 turns, keep the status line current. Agent logic lives in the core; this is the glue.
+
+The app holds the parts; each keeps its own state and is changed through its methods:
+the :class:`~.screen.Screen` (output), :class:`~.state.NextMessage`,
+:class:`~.state.ReadLoop`, :class:`~.state.ToolOutput`, :class:`~.state.ContextMeter`
+and the :class:`~.checkpoint.CheckpointTracker`. Only this module sets the app's fields.
 """
 
 from __future__ import annotations
@@ -12,18 +17,20 @@ from typing import TYPE_CHECKING, Any
 
 from aiagent import __version__
 from aiagent.frontends.tui import render
+from aiagent.frontends.tui.checkpoint import CheckpointTracker
+from aiagent.frontends.tui.screen import Screen
+from aiagent.frontends.tui.state import ContextMeter, NextMessage, ReadLoop, ToolOutput
 from aiagent.frontends.tui.status import Status, status_line
 from aiagent.frontends.tui.terminal import TermInfo
 
 if TYPE_CHECKING:
     from aiagent.agent.core.loop import Agent
-    from aiagent.frontends.tui.blocks import ToolBlock
+    from aiagent.contracts.providers import Provider
     from aiagent.frontends.tui.firstframe import FirstFrame
     from aiagent.frontends.tui.prepare import Parts
     from aiagent.infra.config.settings import Settings
 
 EXIT_CONFIG = 2
-CHECKPOINT_WAIT = 10.0  # seconds a tool waits for the turn's workspace snapshot
 
 
 class InteractiveApp:
@@ -33,31 +40,21 @@ class InteractiveApp:
         from aiagent.frontends.tui.skill_approval import SkillApprovals
 
         self.options, self.cwd, self.env, self.term = options, cwd, env, term
-        self.out = out or sys.stdout
+        self.screen = Screen(term, out or sys.stdout)
         self.frame = frame  # the first screen, already painted (see firstframe.py)
-        self._console: Any = None
-        self.context_tokens = 0
         self.parts: Parts | None = None
         self.fatal: str | None = None
         self.provider_name = ""
-        self.extra_context: list[str] = []
-        self.typed_ahead: tuple[str, bool] = ("", False)  # (text, send at once)
-        self.last_blocks: list[ToolBlock] = []
-        self.quit = False
+        self.next_message = NextMessage()
+        self.reading = ReadLoop()
+        self.tool_output = ToolOutput()
+        self.meter = ContextMeter()
+        self.checkpoint = CheckpointTracker(self.say)
         self.commands = build_commands(self)
-        self.skill_approvals = SkillApprovals(self)
+        self.skill_approvals = SkillApprovals(self.screen)
         self.input: Any = None
         self._ready: asyncio.Task[None] | None = None
         self._mcp_warm: asyncio.Future[None] | None = None
-        self._checkpoint_task: asyncio.Future[Any] | None = None
-
-    @property
-    def console(self) -> Any:
-        """The rich console, created on first use (rich is not on the start-up path)."""
-        if self._console is None:
-            width = None if self.term.tty else self.term.width  # a terminal: follow resizes
-            self._console = render.make_console(self.term, file=self.out, width=width)
-        return self._console
 
     # ---- the parts -------------------------------------------------------------------
 
@@ -98,8 +95,8 @@ class InteractiveApp:
             from aiagent.contracts.hooks import Hooks
             from aiagent.frontends.tui.skill_approval import connect
 
-            self.agent.add_hooks(Hooks(on_before_tool_call=[self._checkpoint_gate]), first=True)
-            connect(self, self.skill_approvals)
+            self.agent.add_hooks(Hooks(on_before_tool_call=[self.checkpoint.gate]), first=True)
+            connect(getattr(self.agent, "skills", None), self.skill_approvals)
             from aiagent.frontends.tui.mcp_prompts import warm
 
             self._mcp_warm = warm(self)  # MCP prompts are listed while the user types
@@ -124,30 +121,20 @@ class InteractiveApp:
             await self._ready
         return self.parts is not None
 
-    async def _checkpoint_gate(self, call: Any) -> None:
-        """Tools wait until the workspace snapshot of this turn is taken."""
-        task = self._checkpoint_task
-        if task is not None and not task.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(task), CHECKPOINT_WAIT)
-            except TimeoutError:
-                self.say(render.notice("! the checkpoint is slow (a big folder?); tools run "
-                                       "without waiting for it", "yellow"))
-            except Exception:  # noqa: BLE001,S110 - reported when the turn ends
-                pass
-        return None
-
     # ---- main loop -------------------------------------------------------------------
 
     async def main(self) -> int:
         from aiagent.frontends.tui.frontends import make_input
 
         self.input = make_input(self)
+        self.screen.use_line(self.input)
         if self.frame is None:
             self._banner()
         from aiagent.frontends.tui.trust import confirm_trust
 
-        await confirm_trust(self)  # an untrusted folder with code or wider settings: ask
+        # an untrusted folder with code or wider settings: ask
+        if await confirm_trust(self.screen, self.frame, self.cwd, self.options, self.env):
+            self.options = {**self.options, "trust": True}  # for this session only
         started = asyncio.get_running_loop().create_future()
         self._ready = asyncio.ensure_future(self._prepare_after(started))
         resuming = bool(self.options.get("continue_session") or self.options.get("resume"))
@@ -159,9 +146,8 @@ class InteractiveApp:
             await self._open_previous()
         elif not self.term.tty:
             await self.ready()
-        while not self.quit and self.fatal is None:
-            typed, queued = self.typed_ahead
-            self.typed_ahead = ("", False)
+        while not self.reading.quit and self.fatal is None:
+            typed, queued = self.reading.take_typed()
             if queued:
                 self.say(render.user_echo(typed))
             text = typed if queued else await self.input.read(typed)
@@ -198,9 +184,7 @@ class InteractiveApp:
             extra = f", {item.note}" if item.note else ""
             self.say(render.notice(f"  {render.ELBOW}  attached {item.path} ({item.lines} lines"
                                    f"{extra})"))
-        if self.extra_context:
-            prompt = "\n\n".join([prompt, *self.extra_context])
-            self.extra_context.clear()
+        prompt = self.next_message.attach_to(prompt)
         from aiagent.frontends.tui.running import run_turn
 
         await run_turn(self, prompt)
@@ -217,14 +201,20 @@ class InteractiveApp:
             return
         current = self.parts.link.current
         if current is not None and current.resumed:
-            show_history(self, self.agent.conversation.messages)
+            show_history(self.screen, self.parts.link.info, self.agent.conversation.messages)
 
     def switch_session(self, request: Any) -> None:
         """Continue in another stored session (new, resumed or forked)."""
         assert self.parts is not None and self.agent is not None
         self.parts.link.open(request)
         self.parts.link.attach(self.agent, self.parts.policy)
-        self.context_tokens = 0
+        self.meter.set(0)
+
+    def use_provider(self, name: str, provider: Provider, model: str) -> None:
+        """Go on with another provider (``/provider NAME``)."""
+        assert self.agent is not None
+        self.provider_name = name
+        self.agent.use_provider(provider, model=model)
 
     async def _shutdown(self) -> int:
         if self._ready is not None and not self._ready.done():
@@ -248,13 +238,7 @@ class InteractiveApp:
 
     def say(self, renderable: Any) -> None:
         """Print above the input line (or straight out when no input is active)."""
-        if self.input is not None:
-            self.input.print_above(lambda: self._print(renderable))
-        else:
-            self._print(renderable)
-
-    def _print(self, renderable: Any) -> None:
-        self.console.print(renderable)
+        self.screen.say(renderable)
 
     def _banner(self) -> None:
         """Name, folder, help and keys, written directly (rich is not loaded yet), wrapped
@@ -263,11 +247,7 @@ class InteractiveApp:
 
         folder = where(str(self.cwd.resolve()), self.env.get("HOME") or str(Path.home()))
         lines = banner_lines(__version__, folder, self.term.width, self.term.tty)
-        self.out.write(styled_banner(lines, self.term.color))
-        self.out.flush()
-
-    def width(self) -> int:
-        return int(self.console.width)
+        self.screen.write(styled_banner(lines, self.term.color))
 
     # ---- status ----------------------------------------------------------------------
 
@@ -284,7 +264,7 @@ class InteractiveApp:
             model=agent.config.model,
             provider=self.provider_name,
             mode=str(getattr(parts.policy, "mode", "")),
-            context_tokens=self.context_tokens,
+            context_tokens=self.meter.tokens,
             context_budget=int(getattr(agent.context, "budget", 0)
                                or parts.settings.agent.context_budget),
             total=agent.usage,
@@ -306,12 +286,13 @@ class InteractiveApp:
         return str(policy.mode)
 
     def expand_last(self) -> None:
-        if not self.last_blocks:
-            self._print(render.notice("no tool output to show"))
+        screen = self.screen
+        if not self.tool_output.blocks:
+            screen.print(render.notice("no tool output to show"))
             return
-        for block in self.last_blocks:
-            self._print(render.tool_header(block, self.width()))
-            self._print(render.notice(block.full_text() or "(no output)", ""))
+        for block in self.tool_output.blocks:
+            screen.print(render.tool_header(block, screen.width()))
+            screen.print(render.notice(block.full_text() or "(no output)", ""))
 
 
 def running_jobs(state: dict[str, Any]) -> int:

@@ -171,4 +171,4 @@ def _mcp_prompt(name: str) -> Handler:
 
 
 async def _quit(app: InteractiveApp, arg: str) -> None:
-    app.quit = True
+    app.reading.stop()

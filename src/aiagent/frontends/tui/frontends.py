@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from aiagent.frontends.tui.app import InteractiveApp
+    from aiagent.frontends.tui.screen import Screen
 
 
 class TerminalInput:
@@ -35,17 +36,16 @@ class TerminalInput:
         return await self.line.read(typed)
 
     def on_first_render(self, callback: Callable[[], None]) -> None:
-        app = self.line.session.app
+        editor = self.line.session.app  # prompt_toolkit's application
 
         def fire(_: object) -> None:
-            app.after_render -= fire
+            editor.after_render -= fire
             asyncio.get_running_loop().call_soon(callback)
 
-        app.after_render += fire
+        editor.after_render += fire
 
     def print_above(self, fn: Callable[[], None]) -> None:
-        app = self.line.session.app
-        if app.is_running:
+        if self.line.session.app.is_running:
             from prompt_toolkit.application import run_in_terminal
 
             run_in_terminal(fn)
@@ -67,13 +67,12 @@ class TerminalInput:
 class PlainInput:
     """Line mode: stdout is not a terminal, so no cursor movement and no colour."""
 
-    def __init__(self, app: InteractiveApp) -> None:
-        self.app = app
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
         self._stop = asyncio.Event()
 
     async def read(self, typed: str = "", prompt: str = "> ") -> str | None:
-        self.app.out.write(prompt)
-        self.app.out.flush()
+        self.screen.write(prompt)
         line: str = await asyncio.to_thread(sys.stdin.readline)
         if not line:
             return None
@@ -93,4 +92,4 @@ class PlainInput:
 
 
 def make_input(app: InteractiveApp) -> Any:
-    return TerminalInput(app) if app.term.tty else PlainInput(app)
+    return TerminalInput(app) if app.term.tty else PlainInput(app.screen)

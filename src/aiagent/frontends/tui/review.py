@@ -90,7 +90,7 @@ def _stop_keys(app: InteractiveApp, task: asyncio.Future[Any], stopped: asyncio.
     """On a terminal, Esc or Ctrl-C cancels ``task`` (line mode has no single keys)."""
     from aiagent.frontends.tui.running import key_reader
 
-    with key_reader(app) as keys:
+    with key_reader(app.term) as keys:
         watcher = asyncio.ensure_future(stop_on_keys(keys, task, stopped)) \
             if keys is not None else None
         try:

@@ -14,20 +14,22 @@ from aiagent.frontends.tui.turn import TurnRunner, TurnState, close_cancelled
 if TYPE_CHECKING:
     from aiagent.contracts.events import AgentEvent
     from aiagent.frontends.tui.app import InteractiveApp
+    from aiagent.frontends.tui.screen import Screen
+    from aiagent.frontends.tui.terminal import TermInfo
 
 
-def make_view(app: InteractiveApp) -> Any:
+def make_view(screen: Screen) -> Any:
     from aiagent.frontends.tui.view import PlainView, TurnView
 
-    if app.term.tty:
-        return TurnView(app.console, app.term)
-    return PlainView(app.out, app.console)
+    if screen.term.tty:
+        return TurnView(screen.console, screen.term)
+    return PlainView(screen.out, screen.console)
 
 
 @contextlib.contextmanager
-def key_reader(app: InteractiveApp) -> Iterator[Any]:
+def key_reader(term: TermInfo) -> Iterator[Any]:
     """Single keys from the terminal while the turn runs (None in line mode)."""
-    if not app.term.tty:
+    if not term.tty:
         yield None
         return
     from aiagent.frontends.tui.terminal import KeyReader
@@ -36,10 +38,9 @@ def key_reader(app: InteractiveApp) -> Iterator[Any]:
         yield keys
 
 
-def line_asker(app: InteractiveApp) -> Any:
+def line_asker(screen: Screen) -> Any:
     async def ask(prompt: str) -> str | None:
-        app.out.write(prompt)
-        app.out.flush()
+        screen.write(prompt)
         line: str = await asyncio.to_thread(sys.stdin.readline)
         return line.rstrip("\n") if line else None
 
@@ -49,62 +50,39 @@ def line_asker(app: InteractiveApp) -> Any:
 async def run_turn(app: InteractiveApp, prompt: str) -> None:
     agent, parts = app.agent, app.parts
     assert agent is not None and parts is not None
-    checkpoints = parts.checkpoints
-    if checkpoints is not None:
-        app._checkpoint_task = asyncio.ensure_future(
-            asyncio.to_thread(checkpoints.begin, prompt, len(agent.conversation)))
-    view = make_view(app)
-    runner = TurnRunner(view, app.width(), app.workspace, agent.cancel,
-                        ask_line=None if app.term.tty else line_asker(app))
-    view.start()
-    try:
-        with key_reader(app) as keys, app.skill_approvals.during(runner):
-            state = await runner.run(agent.run(prompt), keys)
-    finally:
-        await view.stop()
+    app.checkpoint.begin(parts.checkpoints, prompt, len(agent.conversation))
+    state = await _show(app, agent.run(prompt), agent.cancel)
     fix = close_cancelled(agent.conversation.messages)
     if fix is not None:
         agent.conversation.append(fix)
     if state.usage is not None:
-        u = state.usage.usage
-        app.context_tokens = (u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
-                              + u.output_tokens)
-    app.last_blocks = view.finished or app.last_blocks
-    await _end_checkpoint(app, state.tools_ran)
-    if parts.link.error:
-        app.say(render.notice(f"! {parts.link.error}", "yellow"))
-        parts.link.error = None
-    app.quit = app.quit or state.quit
-    app.typed_ahead = (state.typed, state.queued)
+        app.meter.measured(state.usage.usage)
+    await app.checkpoint.end(state.tools_ran)
+    if error := parts.link.take_error():
+        app.say(render.notice(f"! {error}", "yellow"))
 
 
 async def run_events(app: InteractiveApp, events: AsyncIterator[AgentEvent],
                      cancel: Callable[[], None]) -> TurnState:
     """Show a stream of events that is not an agent turn (a workflow run) like a turn:
     same view, same keys (Esc calls ``cancel``), same approval box."""
-    view = make_view(app)
-    runner = TurnRunner(view, app.width(), app.workspace, cancel,
-                        ask_line=None if app.term.tty else line_asker(app))
+    return await _show(app, events, cancel)
+
+
+async def _show(app: InteractiveApp, events: AsyncIterator[AgentEvent],
+                cancel: Callable[[], None]) -> TurnState:
+    """Run ``events`` through a view with the turn's keys; the tool blocks it showed, its
+    typed-ahead text and a quit go to the app's parts."""
+    screen = app.screen
+    view = make_view(screen)
+    runner = TurnRunner(view, screen.width(), app.workspace, cancel,
+                        ask_line=None if screen.term.tty else line_asker(screen))
     view.start()
     try:
-        with key_reader(app) as keys, app.skill_approvals.during(runner):
+        with key_reader(screen.term) as keys, app.skill_approvals.during(runner):
             state = await runner.run(events, keys)
     finally:
         await view.stop()
-    app.last_blocks = view.finished or app.last_blocks
-    app.quit = app.quit or state.quit
-    app.typed_ahead = (state.typed, state.queued)
+    app.tool_output.keep(view.finished)
+    app.reading.carry(state.typed, state.queued, quit=state.quit)
     return state
-
-
-async def _end_checkpoint(app: InteractiveApp, tools_ran: bool) -> None:
-    task, app._checkpoint_task = app._checkpoint_task, None
-    checkpoints = app.parts.checkpoints if app.parts else None
-    if task is None or checkpoints is None:
-        return
-    try:
-        turn = await task
-        if tools_ran:
-            await asyncio.to_thread(checkpoints.end, turn)
-    except Exception as exc:  # noqa: BLE001 - checkpoints are a convenience; say why not
-        app.say(render.notice(f"! checkpoint not saved: {exc}", "yellow"))

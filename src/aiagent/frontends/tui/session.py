@@ -66,6 +66,11 @@ class SessionLink:
             store.append(info.id, seq, message)
         self.open(SessionRequest(resume=info.id))
 
+    def take_error(self) -> str | None:
+        """What went wrong while recording the session (once), or None."""
+        error, self.error = self.error, None
+        return error
+
     def list(self, limit: int = 20) -> list[SessionInfo]:
         if self.current is None:
             return []

@@ -90,7 +90,7 @@ async def run_user_shell(app: InteractiveApp, command: str) -> None:
                               "model with your next message)"))
         return
     output, status = await _show_live(app, command)  # head + tail: bounded by KEPT_BYTES
-    app.extra_context.append(
+    app.next_message.share(
         f"<user-shell-command>\n$ {command}\n{output.rstrip()}\n[{status}]\n"
         "</user-shell-command>")
     app.say(render.notice(f"  {status} · shared with your next message"))
@@ -100,7 +100,7 @@ async def _show_live(app: InteractiveApp, command: str) -> tuple[str, str]:
     """Stream the command's output into a tool-style block; Esc kills it."""
     from aiagent.frontends.tui.running import key_reader, make_view
 
-    view = make_view(app)
+    view = make_view(app.screen)
     view.label = "Running your command"
     view.start()
     view.handle(ToolCallEvent("user-shell", "!", {"command": command}))
@@ -109,7 +109,7 @@ async def _show_live(app: InteractiveApp, command: str) -> tuple[str, str]:
     try:
         running = await _start(app, command, view)
         stop = asyncio.Event()
-        with key_reader(app) as keys:
+        with key_reader(app.term) as keys:
             watcher = asyncio.ensure_future(_keys(keys, stop, view)) if keys else None
             try:
                 outcome = await running.supervise(_limits(app), stop)
@@ -123,5 +123,5 @@ async def _show_live(app: InteractiveApp, command: str) -> tuple[str, str]:
         status = _status(outcome, code)
         view.handle(ToolResultEvent("user-shell", "!", output or status, code != 0))
         await view.stop()
-        app.last_blocks = view.finished
+        app.tool_output.keep(view.finished)
     return output, status

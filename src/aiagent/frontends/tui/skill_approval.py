@@ -1,7 +1,7 @@
 """A skill's first-use permission request (spec §4.5), answered in the UI with one key.
 
-The skill runtime asks through its approver (``runtime.gate.approver``, or the one given
-to ``activate``): :class:`SkillApprovals` is that approver for the interactive UI. While a
+The skill runtime asks through its approver (the one given to ``runtime.ask_through``,
+or to ``activate``): :class:`SkillApprovals` is that approver for the interactive UI. While a
 turn or a workflow runs, the box goes through that run's :class:`TurnRunner` (so keys
 reach it and the live area shows the question); between turns (``/skill NAME``) it is
 shown on its own. The runtime records the answer: once (this session), always, or deny.
@@ -14,14 +14,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from aiagent.agent.skills.runtime import SkillRuntime
     from aiagent.contracts.events import ApprovalRequestEvent
-    from aiagent.frontends.tui.app import InteractiveApp
+    from aiagent.frontends.tui.screen import Screen
     from aiagent.frontends.tui.turn import TurnRunner
 
 
 class SkillApprovals:
-    def __init__(self, app: InteractiveApp) -> None:
-        self.app = app
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
         self.runner: TurnRunner | None = None
 
     async def __call__(self, skill: str, missing: list[str]) -> str:
@@ -31,7 +32,7 @@ class SkillApprovals:
         event = skill_request(skill, missing)
         if self.runner is not None:
             return await self.runner.approve(event)
-        return await ask_outside_turn(self.app, event)
+        return await ask_outside_turn(self.screen, event)
 
     @contextlib.contextmanager
     def during(self, runner: TurnRunner) -> Iterator[None]:
@@ -50,32 +51,29 @@ class SkillApprovals:
         if self.runner is not None:
             self.runner.view.print(line)
         else:
-            self.app.say(line)
+            self.screen.say(line)
 
 
-def connect(app: InteractiveApp, approvals: SkillApprovals) -> None:
-    """Make the agent's skill runtime ask and report through the UI."""
-    runtime = getattr(app.agent, "skills", None)
-    if runtime is None:
-        return
-    runtime.gate.approver = approvals
-    runtime.report = approvals.report
+def connect(runtime: SkillRuntime | None, approvals: SkillApprovals) -> None:
+    """Make the agent's skill runtime (if it has one) ask and report through the UI."""
+    if runtime is not None:
+        runtime.ask_through(approvals, approvals.report)
 
 
-async def ask_outside_turn(app: InteractiveApp, event: ApprovalRequestEvent) -> str:
+async def ask_outside_turn(screen: Screen, event: ApprovalRequestEvent) -> str:
     """Show the approval box between turns and wait for one key; returns the answer
     (Esc, Ctrl-C or end of input deny)."""
     from aiagent.frontends.tui import approval, render
     from aiagent.frontends.tui.running import key_reader, line_asker
 
-    app.say(approval.approval_panel(event, app.width()))
+    screen.say(approval.approval_panel(event, screen.width()))
     keymap = approval.key_map(event.options)
-    ask = line_asker(app)
-    with key_reader(app) as keys:
+    ask = line_asker(screen)
+    with key_reader(screen.term) as keys:
         answer = await _one_answer(keys, ask, keymap)
     answer = "deny" if answer == approval.STOP else answer
     text, style = approval.answer_text(answer)
-    app.say(render.notice(text, style))
+    screen.say(render.notice(text, style))
     event.answer(answer)  # type: ignore[arg-type]
     return answer
 

@@ -112,7 +112,7 @@ async def show_skills(app: InteractiveApp, arg: str) -> None:
         return
     where = f"{app.workspace}/"
     rows = [SkillRow(r.name, r.state, r.types, r.detail.replace(where, "")) for r in rows]
-    for line in row_lines(rows, app.width()):
+    for line in row_lines(rows, app.screen.width()):
         app.say(line)
     app.say(render.notice("/skill NAME activates one", "dim"))
 
@@ -144,8 +144,8 @@ async def activate(app: InteractiveApp, name: str) -> bool:
     except skill_errors() as exc:
         app.say(render.notice(f"✗ {exc}", "red"))
         return False
-    runtime.on_tools_changed([n for n in runtime.tool_objects if n not in before_tools], [])
-    runtime.on_prompt_changed()
+    runtime.changes.tools([n for n in runtime.tool_objects if n not in before_tools], [])
+    runtime.changes.prompt()
     app.say(render.notice(activated_text(runtime, name, before_skills), "green"))
     return True
 

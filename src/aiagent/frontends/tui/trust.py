@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from aiagent.frontends.tui.app import InteractiveApp
+    from aiagent.frontends.tui.screen import Screen
+    from aiagent.frontends.tui.terminal import TermInfo
 
 MARKERS = (".agent/config.toml", ".agent/skills", ".claude/skills", ".agents/skills", "AGENT.md", "AGENTS.md")
 ANSWERS = {"a": "always", "o": "once", "n": "no"}
@@ -28,12 +29,12 @@ def might_hold_content(cwd: Path) -> bool:
     return any((folder / marker).exists() for folder in folders for marker in MARKERS)
 
 
-def held_back(app: InteractiveApp) -> tuple[Any, list[str]]:
-    """(the trust decision, what it holds back) for the app's folder and options."""
+def held_back(cwd: Path, options: dict[str, Any], env: dict[str, str]) -> tuple[Any, list[str]]:
+    """(the trust decision, what it holds back) for the folder and options."""
     from aiagent.agent.skills.factory import held_back as factory_held_back
     from aiagent.frontends.tui.prepare import load_settings
 
-    settings = load_settings(app.cwd, app.options, app.env)
+    settings = load_settings(cwd, options, env)
     return settings.trust, factory_held_back(settings)
 
 
@@ -50,39 +51,38 @@ def question(root: Path, items: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def confirm_trust(app: InteractiveApp) -> None:
-    """Ask, and apply the answer: store the folder, or set ``--trust`` for this session."""
-    if app.options.get("trust") or not might_hold_content(app.cwd):
-        return
+async def confirm_trust(screen: Screen, frame: Any, cwd: Path, options: dict[str, Any],
+                        env: dict[str, str]) -> bool:
+    """Ask, and apply the answer: store the folder (always), or return True (this session
+    only: the caller sets ``--trust``)."""
+    if options.get("trust") or not might_hold_content(cwd):
+        return False
     try:
-        trust, items = await asyncio.to_thread(held_back, app)
+        trust, items = await asyncio.to_thread(held_back, cwd, options, env)
     except Exception:  # noqa: BLE001 - a bad config is reported by the normal start-up
-        return
+        return False
     if trust is None or trust.trusted or not items:
-        return
-    frame = getattr(app, "frame", None)
+        return False
     if frame is not None:  # the painted first screen gives the terminal back before we ask
         frame.release()
-        app.out.write("\n")
-    app.out.write(question(trust.root, items))
-    app.out.flush()
-    answer = await _answer(app)
+        screen.write("\n")
+    screen.write(question(trust.root, items))
+    answer = await _answer(screen.term)
     if answer == "always":
         from aiagent.infra.config.trust import TrustStore, store_file
 
-        TrustStore(store_file(app.env)).add(trust.root)
-        app.out.write(f"✓ trusted {trust.root} (undo with `aiagent untrust`)\n")
+        TrustStore(store_file(env)).add(trust.root)
+        screen.write(f"✓ trusted {trust.root} (undo with `aiagent untrust`)\n")
     elif answer == "once":
-        app.options = {**app.options, "trust": True}
-        app.out.write("✓ trusted for this session\n")
+        screen.write("✓ trusted for this session\n")
     else:
-        app.out.write("✗ not trusted: its skills with code and those settings are skipped\n")
-    app.out.flush()
+        screen.write("✗ not trusted: its skills with code and those settings are skipped\n")
+    return answer == "once"
 
 
-async def _answer(app: InteractiveApp) -> str:
+async def _answer(term: TermInfo) -> str:
     """One key on a terminal, one line otherwise; Esc, Ctrl-C or end of input mean no."""
-    if not app.term.tty:
+    if not term.tty:
         line = await asyncio.to_thread(sys.stdin.readline)
         return ANSWERS.get(line.strip().lower()[:1], "no")
     from aiagent.frontends.tui.terminal import KeyReader

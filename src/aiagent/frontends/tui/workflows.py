@@ -161,6 +161,6 @@ async def run_workflow_command(app: InteractiveApp, name: str, text: str) -> Non
     await run_events(app, workflow_events(runtime, name, data, running), stop)
     done = running[0] if running else None
     if done is not None and done.done() and not done.cancelled() and done.exception() is None:
-        app.extra_context.append(f'<workflow-result name="{name}">\n'
+        app.next_message.share(f'<workflow-result name="{name}">\n'
                                  f"{capped(result_text(done.result()))}\n</workflow-result>")
         app.say(render.notice("  result shared with your next message", "dim"))
