@@ -97,6 +97,22 @@ def test_appendix_a_command_with_project_skill(tmp_path: Path, sample: Path) -> 
     assert "--approve-skills hipaa-compliance" in proc.stderr
 
 
+def test_the_top_level_trust_flag_reaches_the_audit(tmp_path: Path, sample: Path) -> None:
+    """``aiagent --trust security-audit``: the folder is trusted for this run (the message of
+    an untrusted run tells the user to add --trust; that must work), and only for this run."""
+    shutil.copytree(HIPAA, sample / ".agent" / "skills" / "hipaa-compliance",
+                    ignore=shutil.ignore_patterns("sample"))
+    (sample / ".git").mkdir()
+    args = (str(sample), "--fail-on=high", "--skills=hipaa-compliance",
+            "--approve-skills=hipaa-compliance")
+    proc = audit(tmp_path, "security-audit", *args, command="--trust")
+    assert "not trusted" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "HIPAA-LOG-001" in proc.stdout and "HIPAA-SCHEMA-001" in proc.stdout
+    again = audit(tmp_path, *args)  # nothing was stored: the next run is untrusted again
+    assert "HIPAA-" not in again.stdout and "not trusted" in again.stderr
+
+
 def test_python_and_process_scanners_and_the_hook(tmp_path: Path) -> None:
     project = tmp_path / "app"
     project.mkdir()

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiagent.engines.review.chunks import Part
 from aiagent.engines.review.findings import ReviewFinding, merge
@@ -19,6 +20,9 @@ from aiagent.engines.review.model import (
     ReviewAgent,
     review_parts,
 )
+
+if TYPE_CHECKING:
+    from aiagent.engines.security.defaults import SecurityDefaults
 
 NO_MODEL_NOTE = ("no model: static part only (security rules, dependencies, secrets on the "
                  "changed lines); with a model the review also looks for bugs, performance, "
@@ -32,6 +36,7 @@ class ReviewRequest:
     budget_chars: int = 60_000
     max_reasks: int = DEFAULT_REASKS
     static: bool = True
+    security: SecurityDefaults | None = None  # [security] of the caller's settings
 
 
 @dataclass(slots=True)
@@ -99,7 +104,7 @@ def _static_stage(request: ReviewRequest) -> tuple[ReviewReport, list[ReviewFind
     static: list[ReviewFinding] = []
     with new_side(sel, sorted({f.path for f in files if f.status != "deleted"})) as folder:
         if request.static:
-            static, warnings = run_static(sel, files, folder)
+            static, warnings = run_static(sel, files, folder, request.security)
             report.notes += [f"static: {w}" for w in warnings]
         report.timings["static"] = time.perf_counter() - clock
         parts = build_parts(files, folder, request.budget_chars)

@@ -14,21 +14,26 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiagent.engines.review.findings import ReviewFinding
 from aiagent.engines.review.gitdiff import ReviewInputError, Selection, git
 from aiagent.engines.review.hunks import FileChange
 
+if TYPE_CHECKING:
+    from aiagent.engines.security.defaults import SecurityDefaults
+
+
 CONTEXT = 3
 ARGS_PER_CALL = 200
 
 
-def run_static(sel: Selection, files: list[FileChange],
-               folder: Path) -> tuple[list[ReviewFinding], list[str]]:
+def run_static(sel: Selection, files: list[FileChange], folder: Path,
+               defaults: SecurityDefaults | None = None) -> tuple[list[ReviewFinding], list[str]]:
     """The static findings on the diff (``folder``: the new side, see :func:`new_side`),
-    and warnings from the engine."""
+    and warnings from the engine; ``defaults``: the caller's ``[security]`` settings."""
     from aiagent.engines.security.config import load_config
-    from aiagent.engines.security.defaults import load_defaults, policy_path
+    from aiagent.engines.security.defaults import SecurityDefaults, policy_path
     from aiagent.engines.security.engine import AuditOptions, run_audit
     from aiagent.engines.security.paths import cache_dir, default_osv_db
 
@@ -36,7 +41,7 @@ def run_static(sel: Selection, files: list[FileChange],
                and f.note != "submodule"}
     if not scanned:
         return [], []
-    defaults = load_defaults(sel.root)
+    defaults = defaults or SecurityDefaults()
     config = load_config(policy_path(sel.root, None, defaults))
     options = AuditOptions(changed_files=frozenset(scanned), osv_db=default_osv_db(),
                            cache_path=cache_dir() / "scan-cache.sqlite", jobs=1)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiagent.engines.security.deps.osv_settings import DEFAULT_CACHE_HOURS, DEFAULT_OSV_URL
 from aiagent.engines.security.errors import SecurityConfigError
 from aiagent.engines.security.finding import Severity
+
+if TYPE_CHECKING:
+    from aiagent.infra.config.settings import Settings
 
 DEFAULT_POLICY_FILE = ".security.yaml"
 
@@ -28,14 +31,9 @@ class SecurityDefaults:
     osv_cache_hours: float = DEFAULT_CACHE_HOURS
 
 
-def load_defaults(workspace: Path) -> SecurityDefaults:
-    """Read `[security]` from the user and project config.toml (not the built-in layer)."""
-    from aiagent.infra.config.settings import ConfigError, Settings
-
-    try:
-        settings = Settings.load(cwd=workspace)
-    except ConfigError as exc:
-        raise SecurityConfigError("config.toml", "", str(exc)) from None
+def load_defaults(settings: Settings) -> SecurityDefaults:
+    """`[security]` as the user's and the project's config.toml set it (not the built-in
+    layer), from the settings the front-end loaded once."""
     merged: dict[str, Any] = {}
     source = "config.toml"
     for layer in settings.layers:

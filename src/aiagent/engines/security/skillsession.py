@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from aiagent.agent.skills.runtime import SkillRuntime
     from aiagent.engines.security.config import SecurityConfig
     from aiagent.engines.security.engine import AuditOptions, AuditResult
+    from aiagent.infra.config.settings import Settings
 
     Report = Callable[[str], None]
 
@@ -52,6 +53,7 @@ class SkillSession:
     runner: asyncio.Runner | None = None
     names: list[str] = field(default_factory=list)  # the security-rule skills in use
     scanners: list[str] = field(default_factory=list)  # engine names: SKILL/SCANNER
+    settings: Settings | None = None  # the front-end's, loaded once (its trust decides)
 
     def __enter__(self) -> SkillSession:
         return self
@@ -73,7 +75,8 @@ class SkillSession:
         import asyncio
 
         self.runner = asyncio.Runner()
-        self.runtime = _runtime(base, self.requested, self.approve, self.report)
+        self.runtime = _runtime(self.settings or _load(base), self.requested, self.approve,
+                                self.report)
         # a skill's file access is relative to (and bounded by) the audited folder
         self.runtime.services.root = Path(os.path.realpath(base))
         self.names = _select(self.runtime, self.requested, self.report)
@@ -172,16 +175,25 @@ def wanted(base: Path, requested: tuple[str, ...]) -> bool:
     return any((root / d).is_dir() for root in roots for d in PROJECT_SKILL_DIRS)
 
 
-def _runtime(base: Path, requested: tuple[str, ...], approve: tuple[str, ...],
+def _load(base: Path) -> Settings:
+    """Settings for a session built without them (a library caller)."""
+    from aiagent.infra.config.settings import ConfigError, Settings
+
+    try:
+        return Settings.load(cwd=base)
+    except ConfigError as exc:
+        raise SecurityConfigError("config.toml", "skills", str(exc)) from None
+
+
+def _runtime(settings: Settings, requested: tuple[str, ...], approve: tuple[str, ...],
              report: Report) -> SkillRuntime:
     from aiagent.agent.skills.approvals import terminal_approver
     from aiagent.agent.skills.factory import create_runtime
     from aiagent.agent.skills.loader import looks_like_path
-    from aiagent.infra.config.settings import ConfigError, Settings
+    from aiagent.infra.config.settings import ConfigError
 
     refs = [str(Path(os.path.expanduser(r)).resolve()) if looks_like_path(r) else r for r in requested]
     try:
-        settings = Settings.load(cwd=base)
         return create_runtime(settings, mode="headless", explicit=refs, approve=approve,
                               approver=terminal_approver(), report=report)
     except ConfigError as exc:

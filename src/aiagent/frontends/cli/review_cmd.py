@@ -64,8 +64,9 @@ def run_review(options: dict[str, Any]) -> int:
 
     try:
         from aiagent.engines.review import review
+        from aiagent.engines.security.defaults import load_defaults
 
-        report = review(ReviewRequest(cwd, spec), make_agent)
+        report = review(ReviewRequest(cwd, spec, security=load_defaults(settings)), make_agent)
     except (ReviewInputError, ConfigError, PipelineError) as exc:
         return _fail(str(exc), exc.exit_code)
     finally:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from aiagent.engines.security.report.common import ReportOptions
     from aiagent.engines.security.skillsession import SkillSession
     from aiagent.frontends.cli.security_audit_llm import LlmRequest
+    from aiagent.infra.config.settings import Settings
 
 import click
 
@@ -53,8 +54,9 @@ def run(req: AuditRequest) -> int:
     from aiagent.frontends.cli.security_audit_llm import LlmUnavailable
 
     try:
-        with SkillSession(req.skills, req.approve_skills, _warn) as skills:
-            return _run(req, skills)
+        settings = _settings(req)
+        with SkillSession(req.skills, req.approve_skills, _warn, settings=settings) as skills:
+            return _run(req, skills, settings)
     except SecurityConfigError as exc:
         click.echo(f"aiagent: error: {exc}", err=True)
         return EXIT_USAGE
@@ -63,7 +65,21 @@ def run(req: AuditRequest) -> int:
         return exc.exit_code
 
 
-def _run(req: AuditRequest, skills: SkillSession) -> int:
+def _settings(req: AuditRequest) -> Settings:
+    """The folder's settings, loaded once for the whole audit, with the command line's
+    (``aiagent --trust security-audit …`` trusts the folder for this run)."""
+    from aiagent.engines.security.errors import SecurityConfigError
+    from aiagent.frontends.cli.settings_load import settings_flags
+    from aiagent.infra.config.settings import ConfigError, Settings
+
+    root = req.path.resolve()
+    try:
+        return Settings.load(root if root.is_dir() else root.parent, settings_flags())
+    except ConfigError as exc:
+        raise SecurityConfigError("config.toml", "", str(exc)) from None
+
+
+def _run(req: AuditRequest, skills: SkillSession, settings: Settings) -> int:
     from aiagent.engines.security.config import load_config
     from aiagent.engines.security.defaults import load_defaults, policy_path
     from aiagent.engines.security.deps.osv_online import online_warnings
@@ -75,7 +91,7 @@ def _run(req: AuditRequest, skills: SkillSession) -> int:
 
     root = req.path.resolve()
     base = root if root.is_dir() else root.parent
-    defaults = load_defaults(base)
+    defaults = load_defaults(settings)
     policy = policy_path(base, req.config_path, defaults)
     config = load_config(policy)
     config = skills.prepare(base, config)  # Security Rule Skills: rules and scanners

@@ -82,7 +82,10 @@ async def _run(app: InteractiveApp, built: list[Started]) -> Any:
                   "Esc stops)…")
         return started.agent
 
-    return await review_async(ReviewRequest(app.workspace), make_agent)
+    from aiagent.engines.security.defaults import load_defaults
+
+    security = load_defaults(app.settings) if app.settings is not None else None
+    return await review_async(ReviewRequest(app.workspace, security=security), make_agent)
 
 
 @contextlib.contextmanager
