@@ -191,12 +191,10 @@ class PromptParts:
         return system_prompt(self.settings, [*self.base, *mapped, *self.extra])
 
     def repo_map_hooks(self, agent: Agent) -> Hooks:
-        import asyncio
-
         from aiagent.contracts.hooks import Hooks
 
         async def refresh(text: str) -> None:
-            if await asyncio.to_thread(self.repo_map.refresh, text):
+            if await self.repo_map.refresh_async(text):  # cancelling stops its walk
                 agent.use_prompt_fragments(self.extra)
 
         async def start(messages: list[Any]) -> None:
@@ -214,7 +212,8 @@ def repo_map_prompt(settings: Settings) -> Any:
     from aiagent.agent.tools.repomap import RepoMapPrompt
 
     return RepoMapPrompt(settings.workspace, mode=mode, tokens=int(table.get("tokens", 1024)),
-                         min_files=int(table.get("min_files", 50)), env=settings.env)
+                         min_files=int(table.get("min_files", 50)), env=settings.env,
+                         **{k: table[k] for k in ("max_files", "max_seconds") if k in table})
 
 
 # ---- the pieces ------------------------------------------------------------------------

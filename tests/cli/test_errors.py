@@ -12,7 +12,7 @@ import pytest
 # real ``main`` in a fresh interpreter.
 BOOM = """
 import sys, click
-from aiagent import cli
+from aiagent.frontends import cli
 
 @click.command()
 @click.option("--kind", default="bug")

@@ -76,7 +76,10 @@ def grep_python(pattern: str, include: str | None, root: Path, limit: int) -> li
     for path in walk.walk_files(root, include):
         text = walk.read_text(path)
         if text is not None and regex.search(text):
-            hits.append((path.stat().st_mtime_ns, str(path)))
+            try:
+                hits.append((path.stat().st_mtime_ns, str(path)))
+            except OSError:  # gone or unreadable since it was read
+                continue
     hits.sort(key=lambda h: h[0], reverse=True)
     return [p for _, p in hits[:limit]]
 
@@ -103,7 +106,7 @@ class GrepFilesTool(BuiltinTool):
         if limit <= 0:
             raise ToolError("limit must be greater than zero")
         limit = min(limit, GREP_MAX_LIMIT)
-        root = resolve_path(ctx, args.get("path") or ".")
+        root = resolve_path(ctx, args.get("path") or ".", reading=True)
         if not root.exists():
             raise ToolError(f"unable to access `{root}`: No such file or directory (os error 2)")
         include = (args.get("include") or "").strip() or None
@@ -224,7 +227,7 @@ class SearchTool(BuiltinTool):
             raise ToolError("pattern must not be empty")
         context = max(0, min(10, int_arg(args, "context", 0)))
         limit = max(1, int_arg(args, "max_results", 100))
-        root = resolve_path(ctx, args.get("path") or ".")
+        root = resolve_path(ctx, args.get("path") or ".", reading=True)
         if not root.exists():
             raise ToolError(f"path not found: {args.get('path')}")
 
@@ -273,7 +276,7 @@ class GlobTool(BuiltinTool):
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         limit = max(1, int_arg(args, "limit", 200))
-        root = resolve_path(ctx, args.get("path") or ".")
+        root = resolve_path(ctx, args.get("path") or ".", reading=True)
         if not root.is_dir():
             raise ToolError(f"not a directory: {args.get('path')}")
         rg = _engine(ctx)
