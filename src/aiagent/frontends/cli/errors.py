@@ -120,8 +120,13 @@ def env_debug(args: list[str]) -> tuple[list[str], bool]:
 def show_debug_log() -> None:
     import logging
 
+    class Format(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            text = super().format(record)  # the message, and its traceback if any
+            return f"aiagent: debug: {record.name}: {text}" if record.levelno <= logging.DEBUG else text
+
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("aiagent: debug: %(name)s: %(message)s"))
+    handler.setFormatter(Format("%(message)s"))
     logger = logging.getLogger("aiagent")
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
