@@ -65,7 +65,7 @@ def read_piped(stream: BinaryIO, folder: Path) -> Piped:
              f"bytes) is kept in the file {path} — read parts of it with read_file (offset and "
              "limit are line numbers) or search it with grep_files or search (path: that file).")
     if truncated:
-        where += f" Only its first {FILE_LIMIT} bytes were read: the rest of stdin was not."
+        where += f" Only its first {FILE_LIMIT} bytes were read: the rest of stdin was not read."
     text = "\n".join([head.decode("utf-8", "replace").rstrip("\n"), where + " …]",
                       tail.decode("utf-8", "replace")])
     return Piped(text, size, path, truncated)
