@@ -144,3 +144,58 @@ def test_below_the_size_the_prompt_has_no_map(run_cli, shop: Path) -> None:
         done = run_cli("--headless", "--provider", "anthropic", "--prompt", "hi", cwd=shop, env=env)
         system = json.dumps(fake.requests[0]["json"]["system"])
     assert done.returncode == 0 and "Repository map" not in system
+
+
+# ---- bounded in files and time ----------------------------------------------------------
+
+
+def test_a_bounded_map_says_it_is_partial(shop: Path) -> None:
+    prompt = RepoMapPrompt(shop, mode="on", max_files=3)
+    assert prompt.refresh("hi") is True
+    text = prompt.fragments[0].text
+    assert "partial" in text and "3 files" in text and "max_files" in text
+    assert prompt.partial and "3 files" in prompt.partial
+    whole = RepoMapPrompt(shop, mode="on")
+    assert whole.refresh("hi") is True and "partial" not in whole.fragments[0].text
+    assert whole.partial == ""
+
+
+def test_a_map_out_of_time_says_so(shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiagent.agent.tools import walk
+
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 1.0
+        return now[0]
+
+    monkeypatch.setattr(walk, "monotonic", clock)
+    monkeypatch.setattr(repomap, "monotonic", clock)
+    prompt = RepoMapPrompt(shop, mode="on", max_seconds=4)
+    prompt.refresh("hi")
+    assert "4 s" in prompt.partial
+    assert not prompt.fragments or "partial" in prompt.fragments[0].text
+
+
+def test_a_stopped_map_is_not_kept(shop: Path) -> None:
+    """A map cut short by a cancelled run is built again by the next turn."""
+    prompt = RepoMapPrompt(shop, mode="on")
+    prompt.stop.set()
+    prompt.refresh("hi")
+    prompt.stop.clear()
+    assert prompt.refresh("hi") is True and "partial" not in prompt.fragments[0].text
+
+
+def test_a_partial_walk_keeps_the_cache_of_files_it_did_not_reach(shop: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache.json"
+    build_map(shop, cache=TagCache(cache))
+    assert len(json.loads(cache.read_text())["files"]) == 7
+    files, why = repomap.collect_bounded(shop, TagCache(cache), repomap.WalkLimits(max_files=2))
+    assert len(files) == 2 and "2 files" in why
+    assert len(json.loads(cache.read_text())["files"]) == 7
+
+
+def test_the_tool_says_when_its_map_is_partial(shop: Path) -> None:
+    out = Harness(shop).ok("repo_map", {}, repo_map={"max_files": 3})
+    assert "partial" in out and "3 files" in out
+    assert "partial" not in Harness(shop).ok("repo_map", {})

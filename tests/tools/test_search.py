@@ -105,3 +105,20 @@ def test_mtime_order(ws: Harness) -> None:
     os.utime(ws.root / "old.txt", (1, 1))
     out = ws.ok("grep_files", {"pattern": "hit"})
     assert [line.rsplit("/", 1)[1] for line in out.splitlines()] == ["new.txt", "old.txt"]
+
+
+def test_the_python_walk_is_bounded_in_time_as_rg_is(ws: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiagent.agent.tools import walk
+
+    make_tree(ws)
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 10.0  # every look at the clock: ten seconds later
+        return now[0]
+
+    monkeypatch.setattr(walk, "monotonic", clock)
+    python = {"engine": "python"}
+    for tool, args in [("grep_files", {"pattern": "needle"}), ("search", {"pattern": "needle"}),
+                       ("glob", {"pattern": "*.py"})]:
+        assert "timed out after 30 seconds" in ws.err(tool, args, search=python), tool

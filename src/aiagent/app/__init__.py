@@ -250,12 +250,10 @@ class PromptParts:
         return system_prompt(self.settings, [*self.base, *mapped, *self.extra])
 
     def repo_map_hooks(self, agent: Agent) -> Hooks:
-        import asyncio
-
         from aiagent.contracts.hooks import Hooks
 
         async def refresh(text: str) -> None:
-            if await asyncio.to_thread(self.repo_map.refresh, text):
+            if await self.repo_map.refresh_async(text):  # cancelling stops its walk
                 agent.use_prompt_fragments(self.extra)
 
         async def start(messages: list[Any]) -> None:
@@ -272,7 +270,8 @@ def repo_map_prompt(settings: Settings) -> Any:
     from aiagent.agent.tools.repomap import RepoMapPrompt
 
     return RepoMapPrompt(settings.workspace, mode=table.mode, tokens=table.tokens,
-                         min_files=table.min_files, env=settings.env)
+                         min_files=table.min_files, env=settings.env,
+                         max_files=table.max_files, max_seconds=table.max_seconds)
 
 
 # ---- the pieces ------------------------------------------------------------------------

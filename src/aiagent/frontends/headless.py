@@ -22,7 +22,7 @@ import contextlib
 import json
 import signal
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from aiagent.contracts.events import (
@@ -40,6 +40,7 @@ from aiagent.contracts.events import (
 )
 from aiagent.contracts.messages import Usage
 from aiagent.contracts.providers import ProviderError
+from aiagent.frontends.interrupt import DaemonThreads, StopOnSignal
 from aiagent.frontends.terminal_text import json_for_terminal, neutralise, safe_event
 from aiagent.infra.config.settings import ConfigError
 
@@ -116,7 +117,7 @@ class Renderer:
         elif isinstance(event, RetryEvent):
             self._note(f"… {event.reason}; retrying (attempt {event.attempt}) in {event.delay:.1f}s")
         elif isinstance(event, ErrorEvent):
-            self._note(f"aiagent: error: {event.message}")
+            self._note(f"aiagent: error: {event.message}{_debug_hint(event)}")
         elif isinstance(event, TurnEndEvent):
             self._end_turn(transcript)
 
@@ -243,6 +244,14 @@ def _fence(text: str) -> str:
     return f"{ticks}\n{text.rstrip()}\n{ticks}"
 
 
+def _debug_hint(event: ErrorEvent) -> str:
+    from aiagent.agent.core.loop import EXIT_INTERNAL, tracebacks_shown
+
+    if event.exit_code != EXIT_INTERNAL or tracebacks_shown():
+        return ""
+    return " (run with --debug for the traceback)"
+
+
 def _preview(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= PREVIEW else flat[: PREVIEW - 1] + "…"
@@ -256,16 +265,25 @@ def make_renderer(output: str, out: TextIO, err: TextIO) -> Renderer:
     return Renderer(out, err, live=out.isatty())
 
 
-async def drive(agent: Any, prompt: str, renderer: Renderer) -> Transcript:
-    """Consume the agent's events; Ctrl-C and SIGTERM cancel the run cleanly."""
+async def drive(agent: Any, prompt: str, renderer: Renderer,
+                stopper: StopOnSignal | None = None) -> Transcript:
+    """Consume the agent's events; Ctrl-C and SIGTERM cancel the run cleanly (through
+    ``stopper`` when given, else through the event loop's signal handlers)."""
     from aiagent.agent.tools.plan import last_plan
 
     stored = getattr(getattr(agent, "conversation", None), "messages", None) or []
     transcript = Transcript(prompt, plan=last_plan(stored))
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, agent.cancel)
+    loop.set_default_executor(DaemonThreads())  # a thread still busy never holds the exit
+    if stopper is not None:
+        def cancel() -> None:  # from a signal handler: into the loop's thread
+            loop.call_soon_threadsafe(agent.cancel)
+
+        stopper.cancel_with(cancel)
+    else:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, agent.cancel)
     try:
         async for event in agent.run(prompt):
             if isinstance(event, ApprovalRequestEvent):
@@ -273,6 +291,8 @@ async def drive(agent: Any, prompt: str, renderer: Renderer) -> Transcript:
             transcript.add(event)
             renderer.event(event, transcript)
     finally:
+        if stopper is not None:
+            stopper.cancel_with(None)
         await agent.aclose()
     return transcript
 
@@ -280,22 +300,37 @@ async def drive(agent: Any, prompt: str, renderer: Renderer) -> Transcript:
 def run_headless(
     app: Application, prompt: str, output: str, out: TextIO | None = None,
     err: TextIO | None = None, *, session: SessionRequest | None = None,
+    readable: tuple[str, ...] = (),
 ) -> int:
     """One headless run of ``prompt`` on the agent ``app`` builds (its provider already
-    resolved by the caller, or resolved here)."""
-    from aiagent.agent.core.session import SessionRequest
-
+    resolved by the caller, or resolved here). SIGINT and SIGTERM stop the run within 2 s
+    whatever it is doing and exit 130 / 143 (see :mod:`aiagent.frontends.interrupt`).
+    ``readable``: folders outside the workspace the tools may read (where large piped input
+    was kept)."""
     out, err = out or sys.stdout, err or sys.stderr
+    with StopOnSignal() as stopper:
+        return _run(app, prompt, output, out, err, session, readable, stopper)
+
+
+def _run(app: Application, prompt: str, output: str, out: TextIO, err: TextIO,
+         session: SessionRequest | None, readable: tuple[str, ...],
+         stopper: StopOnSignal) -> int:
+    from aiagent.agent.core.session import SessionRequest
+    from aiagent.agent.tools.shell.runtime import READABLE_ROOTS_KEY
+
     try:
         started = app.start(session or SessionRequest(), title=prompt)
     except (ConfigError, ProviderError) as exc:
         err.write(f"aiagent: error: {neutralise(str(exc))}\n")
         return exc.exit_code
     agent, opened = started.agent, started.session
+    agent.tool_state.setdefault(READABLE_ROOTS_KEY, []).extend(readable)
     for note in opened.notes:
         err.write(f"aiagent: note: {note}\n")
     renderer = make_renderer(output, out, err)
-    transcript = asyncio.run(drive(agent, prompt, renderer))
+    transcript = asyncio.run(drive(agent, prompt, renderer, stopper))
+    if stopper.signum and transcript.done is not None and transcript.done.stop_reason == "interrupted":
+        transcript.done = replace(transcript.done, exit_code=stopper.exit_code)
     renderer.finish(transcript)
     out.flush()
     code = transcript.done.exit_code if transcript.done else 5

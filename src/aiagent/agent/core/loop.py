@@ -5,12 +5,17 @@ queue, so a tool's live output, an approval request and the model's text all arr
 ordered stream, and a timeout or cancel can stop the work at any await. Leaving the loop
 (turn limit, timeout, cancel, provider failure) is an exception that carries its reason;
 the last event is always :class:`DoneEvent`.
+
+An unexpected exception the loop turns into an error (the run's, or one tool's or hook's)
+is logged with its traceback at DEBUG on the ``aiagent.agent.core`` logger: ``--debug``
+shows it on stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import uuid
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +74,7 @@ from aiagent.contracts.tools import (
 )
 
 EXIT_OK, EXIT_INTERNAL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 5, 4, 130
+log = logging.getLogger("aiagent.agent.core")
 STOPPED_RESULT = "not run: the run was stopped (interrupted or out of time) before this call finished"
 
 
@@ -292,6 +298,7 @@ class Agent:
             emit(ErrorEvent(str(exc), exc.exit_code))
             emit(DoneEvent("error", answer, turns, self.usage, exc.exit_code))
         except Exception as exc:  # noqa: BLE001 - the stream must always end with Done
+            log.debug("the agent loop failed", exc_info=exc)
             emit(ErrorEvent(f"internal error: {type(exc).__name__}: {exc}", EXIT_INTERNAL))
             emit(DoneEvent("error", answer, turns, self.usage, EXIT_INTERNAL))
 
@@ -433,7 +440,13 @@ async def guard(work: Any, who: str) -> ToolResult:
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - a tool's bug must not end the run
+        log.debug("%s failed", who, exc_info=exc)  # the traceback under --debug
         return ToolResult(f"{who} failed: {type(exc).__name__}: {exc}", True)
+
+
+def tracebacks_shown() -> bool:
+    """Whether the tracebacks of errors the loop catches reach the user (``--debug``)."""
+    return log.isEnabledFor(logging.DEBUG)
 
 
 def _masked(emit: Callable[[AgentEvent], None],

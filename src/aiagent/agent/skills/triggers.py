@@ -58,9 +58,9 @@ def _ignore_spec(folder: Path, rel: str) -> Any | None:
     import pathspec
 
     path = folder / ".gitignore"
-    if not path.is_file():
-        return None
-    try:
+    try:  # an unreadable folder (/proc/1/fdinfo) answers EACCES even to is_file()
+        if not path.is_file():
+            return None
         lines = path.read_text("utf-8", errors="replace").splitlines()
     except OSError:
         return None
@@ -93,7 +93,10 @@ def scan_project(root: Path, max_files: int = MAX_FILES) -> ProjectFacts:
             continue
         for entry in entries:
             child = f"{rel}/{entry.name}" if rel else entry.name
-            is_dir = entry.is_dir(follow_symlinks=False)
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
             if entry.name in ALWAYS_SKIPPED or _ignored(specs, child, is_dir):
                 continue
             if is_dir:

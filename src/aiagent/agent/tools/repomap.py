@@ -9,28 +9,39 @@ fits the budget (about four characters a token).
 
 Per-file tags are cached by content hash in ``$XDG_CACHE_HOME/aiagent/repomap/``: a warm
 map reads only what changed. The map reaches the model as a system-prompt fragment (see
-:func:`prompt_fragment`) and as the ``repo_map`` tool.
+:class:`RepoMapPrompt`) and as the ``repo_map`` tool.
+
+The walk and the parsing are bounded (``[tools.repo_map] max_files`` files walked and
+``max_seconds`` seconds, 20,000 and 2 s by default), so a first answer in a huge folder
+that is not a repository (``/usr``) stays quick; a map cut short says so to the model and
+once on stderr, and keeps the cache of the files it did not reach. A cancelled run stops
+the walk through :attr:`RepoMapPrompt.stop`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 from aiagent.agent.tools.ast import node_text_line
-from aiagent.agent.tools.tooldef import BuiltinTool, in_thread, int_arg, schema
+from aiagent.agent.tools.tooldef import BuiltinTool, in_thread, int_arg, schema, tool_settings
+from aiagent.agent.tools.walk import Walk, WalkLimits
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
 
 CACHE_VERSION = 1
 CHARS_PER_TOKEN = 4
-MAX_FILES = 20_000
+MAX_FILES = 20_000  # files walked at most (default of [tools.repo_map] max_files)
+MAX_SECONDS = 2.0  # walk and parse at most this long (default of max_seconds)
 DAMPING = 0.85
 GENERIC_NAME_FILES = 20
 DEF_KINDS = ("class", "function")
@@ -135,11 +146,13 @@ class TagCache:
         self.dirty = True
         return tags
 
-    def save(self, present: Iterable[str]) -> None:
+    def save(self, present: Iterable[str], *, prune: bool = True) -> None:
+        """Write the cache; with ``prune``, only the entries of ``present`` files stay (a
+        partial walk does not prune: the files it did not reach are still there)."""
         if self.file is None or not self.dirty:
             return
         keep = set(present)
-        files = {rel: e for rel, e in self.entries.items() if rel in keep}
+        files = {rel: e for rel, e in self.entries.items() if rel in keep or not prune}
         self.file.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.file.with_name(f".{self.file.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"version": CACHE_VERSION, "files": files}), encoding="utf-8")
@@ -159,19 +172,39 @@ def cache_file(root: Path, env: Mapping[str, str] | None = None) -> Path:
 
 
 def collect(root: Path, cache: TagCache) -> dict[str, Tags]:
-    """Tags of every parsable file under ``root`` (ignore files honoured)."""
-    from aiagent.agent.tools.ast import source_files
+    """Tags of every parsable file under ``root`` (ignore files honoured), up to
+    :data:`MAX_FILES` files walked."""
+    return collect_bounded(root, cache, WalkLimits(max_files=MAX_FILES))[0]
 
+
+def collect_bounded(root: Path, cache: TagCache, limits: WalkLimits) -> tuple[dict[str, Tags], str]:
+    """Tags of the parsable files under ``root`` within ``limits`` (the time bound covers
+    the walk and the parsing), and why the walk stopped early ("" when it saw everything)."""
+    from aiagent.agent.tools.ast import searchable_language
+
+    walk = Walk(root, limits=limits)
+    deadline = monotonic() + limits.max_seconds if limits.max_seconds else 0.0
     found: dict[str, Tags] = {}
-    for path, language in source_files(root):
-        if len(found) >= MAX_FILES:
-            break
+    for path in walk:
+        language = searchable_language(path)
+        if not language:
+            continue
         rel = path.relative_to(root).as_posix()
         tags = cache.tags(rel, path, language)
         if tags is not None:
             found[rel] = tags
-    cache.save(found)
-    return found
+        if deadline and monotonic() >= deadline:
+            walk.stopped = "time"
+            break
+    why = walk.why()
+    cache.save(found, prune=not why)
+    return found, why
+
+
+def partial_note(why: str) -> str:
+    """What the model and the user are told about a map cut short."""
+    return (f"This map is partial: {why} (raise [tools.repo_map] max_files or max_seconds "
+            "for a fuller map).")
 
 
 def pagerank(edges: dict[str, dict[str, float]], nodes: list[str],
@@ -322,12 +355,24 @@ class RepoMapTool(BuiltinTool):
         root = ctx.workspace.resolve()
         tokens = int_arg(args, "tokens", 1024)
         focus = [str(f) for f in args.get("focus") or []]
-        text = await in_thread(lambda: build_map(root, focus=focus, tokens=tokens,
-                                                 cache=TagCache(cache_file(root))))
+        table = tool_settings(ctx, "repo_map")
+        stop = threading.Event()
+        limits = WalkLimits(int(table.get("max_files", MAX_FILES)),
+                            float(table.get("max_seconds", MAX_SECONDS)), stop)
+
+        def build() -> tuple[str, str]:
+            files, why = collect_bounded(root, TagCache(cache_file(root)), limits)
+            wanted = {_relative(root, f) for f in focus}
+            return fit(rank_definitions(files, wanted), tokens), why
+
+        try:
+            text, why = await in_thread(build)
+        finally:
+            stop.set()  # a cancelled call stops its walk too
         if not text:
             raise ToolError("no source files this map can read (Python, JavaScript, TypeScript, "
-                            "Go, Java, Ruby, PHP, C#, Kotlin, Swift)")
-        return text
+                            "Go, Java, Ruby, PHP, C#, Kotlin, Swift)" + (f"; {partial_note(why)}" if why else ""))
+        return f"{text}\n\n{partial_note(why)}" if why else text
 
 
 class RepoMapPrompt:
@@ -338,13 +383,30 @@ class RepoMapPrompt:
     TITLE = "Repository map"
 
     def __init__(self, root: Path, *, mode: str = "auto", tokens: int = 1024,
-                 min_files: int = 50, env: Mapping[str, str] | None = None) -> None:
+                 min_files: int = 50, env: Mapping[str, str] | None = None,
+                 max_files: int = MAX_FILES, max_seconds: float = MAX_SECONDS) -> None:
         self.root = root.resolve()
         self.mode, self.tokens, self.min_files = mode, tokens, min_files
         self.env = env
+        self.max_files, self.max_seconds = max_files, max_seconds
+        #: set (from any thread) to stop a walk under way: the run was cancelled
+        self.stop = threading.Event()
+        #: why the map is partial ("" when it covers the whole folder)
+        self.partial = ""
         self.focus: set[str] = set()
         self.fragments: list[Any] = []
         self._files: dict[str, Tags] | None = None
+
+    async def refresh_async(self, text: str) -> bool:
+        """:meth:`refresh` in a worker thread; cancelling the caller stops the walk."""
+        import asyncio
+
+        stop = self.stop = threading.Event()  # a walk abandoned earlier keeps its own
+        try:
+            return await asyncio.to_thread(self.refresh, text)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
 
     def refresh(self, text: str) -> bool:
         """Rebuild the fragment for the files ``text`` names; True when it changed."""
@@ -365,15 +427,27 @@ class RepoMapPrompt:
         intro = ("The most used classes and functions of this repository (path, line, first "
                  "line), ranked by how much the rest of the code refers to them. Read the files "
                  "for details; the repo_map tool gives a map centred on other files.")
+        if self.partial:
+            intro += " " + partial_note(self.partial)
         fragment = PromptFragment(self.TITLE, f"{intro}\n\n{body}")
         changed = self.fragments != [fragment]
         self.fragments = [fragment]
         return changed
 
     def _load(self) -> dict[str, Tags]:
-        if self._files is None:
-            self._files = collect(self.root, TagCache(cache_file(self.root, self.env)))
-        return self._files
+        if self._files is not None:
+            return self._files
+        stop = self.stop
+        limits = WalkLimits(self.max_files, self.max_seconds, stop)
+        files, why = collect_bounded(self.root, TagCache(cache_file(self.root, self.env)), limits)
+        if stop.is_set():
+            return files  # cut short by a cancelled run: built again next time
+        self._files, self.partial = files, why
+        if why:
+            logging.getLogger("aiagent.agent.tools").warning(
+                "aiagent: note: the repository map of %s is partial: %s (see [tools.repo_map] "
+                "max_files and max_seconds)", self.root, why)
+        return files
 
 
 def mentioned(text: str, files: Mapping[str, Tags]) -> set[str]:

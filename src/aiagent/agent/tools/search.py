@@ -60,6 +60,18 @@ async def run_rg(rg: str, args: list[str], cwd: Path) -> tuple[int, bytes, bytes
     return done.exit_code or 0, done.stdout, done.stderr
 
 
+def bounded_walk(root: Path, glob: str | None) -> walk.Walk:
+    """The pure-Python walk, bounded in time as ``rg`` is (see :func:`finished`)."""
+    return walk.Walk(root, glob, walk.WalkLimits(max_seconds=RG_TIMEOUT))
+
+
+def finished(done: walk.Walk) -> None:
+    """Refuse the results of a walk cut short, as ``rg`` timing out is refused."""
+    if done.stopped:
+        raise ToolError(f"the search timed out after {RG_TIMEOUT:.0f} seconds ({done.why()}); "
+                        "narrow it with a path or a glob")
+
+
 def compile_pattern(pattern: str, ignore_case: bool = False, fixed: bool = False) -> re.Pattern[str]:
     try:
         return re.compile(re.escape(pattern) if fixed else pattern, re.IGNORECASE if ignore_case else 0)
@@ -73,10 +85,15 @@ def compile_pattern(pattern: str, ignore_case: bool = False, fixed: bool = False
 def grep_python(pattern: str, include: str | None, root: Path, limit: int) -> list[str]:
     regex = compile_pattern(pattern)
     hits = []
-    for path in walk.walk_files(root, include):
+    files = bounded_walk(root, include)
+    for path in files:
         text = walk.read_text(path)
         if text is not None and regex.search(text):
-            hits.append((path.stat().st_mtime_ns, str(path)))
+            try:
+                hits.append((path.stat().st_mtime_ns, str(path)))
+            except OSError:  # gone or unreadable since it was read
+                continue
+    finished(files)
     hits.sort(key=lambda h: h[0], reverse=True)
     return [p for _, p in hits[:limit]]
 
@@ -103,7 +120,7 @@ class GrepFilesTool(BuiltinTool):
         if limit <= 0:
             raise ToolError("limit must be greater than zero")
         limit = min(limit, GREP_MAX_LIMIT)
-        root = resolve_path(ctx, args.get("path") or ".")
+        root = resolve_path(ctx, args.get("path") or ".", reading=True)
         if not root.exists():
             raise ToolError(f"unable to access `{root}`: No such file or directory (os error 2)")
         include = (args.get("include") or "").strip() or None
@@ -153,7 +170,10 @@ def render(lines: list[Line]) -> str:
 
 def search_python(regex: re.Pattern[str], root: Path, glob: str | None, context: int, shown: Any) -> list[Line]:
     out: list[Line] = []
-    for path in sorted(walk.walk_files(root, glob), key=lambda p: str(p)):
+    files = bounded_walk(root, glob)
+    found = sorted(files, key=lambda p: str(p))
+    finished(files)
+    for path in found:
         text = walk.read_text(path)
         if text is None:
             continue
@@ -224,7 +244,7 @@ class SearchTool(BuiltinTool):
             raise ToolError("pattern must not be empty")
         context = max(0, min(10, int_arg(args, "context", 0)))
         limit = max(1, int_arg(args, "max_results", 100))
-        root = resolve_path(ctx, args.get("path") or ".")
+        root = resolve_path(ctx, args.get("path") or ".", reading=True)
         if not root.exists():
             raise ToolError(f"path not found: {args.get('path')}")
 
@@ -255,6 +275,13 @@ def _limit(lines: list[Line], limit: int) -> str:
 # -- glob --------------------------------------------------------------------------------
 
 
+def glob_python(root: Path, pattern: str) -> list[str]:
+    files = bounded_walk(root, pattern)
+    found = sorted(str(p.relative_to(root)) for p in files)
+    finished(files)
+    return found
+
+
 class GlobTool(BuiltinTool):
     name = "glob"
     description = (
@@ -273,12 +300,12 @@ class GlobTool(BuiltinTool):
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         limit = max(1, int_arg(args, "limit", 200))
-        root = resolve_path(ctx, args.get("path") or ".")
+        root = resolve_path(ctx, args.get("path") or ".", reading=True)
         if not root.is_dir():
             raise ToolError(f"not a directory: {args.get('path')}")
         rg = _engine(ctx)
         if rg is None:
-            found = await in_thread(lambda: sorted(str(p.relative_to(root)) for p in walk.walk_files(root, args["pattern"])))
+            found = await in_thread(glob_python, root, args["pattern"])
         else:
             code, out, err = await run_rg(rg, ["--files", "--sort=path", "--glob", args["pattern"]], root)
             if code not in (0, 1):

@@ -2,7 +2,9 @@
 
 Every failure reaches the user as one line on stderr, ``aiagent: error: …``, and one of
 the documented exit codes. An exception nobody expected is an internal error (exit 5);
-``--debug`` (or ``AIAGENT_DEBUG=1``) prints its traceback too.
+``--debug`` (or ``AIAGENT_DEBUG=1``) prints its traceback too, and the tracebacks of the
+errors the agent loop catches and reports as a line (a failing run, tool or hook), which
+it logs at DEBUG (see :func:`show_debug_log`).
 """
 
 from __future__ import annotations
@@ -50,8 +52,8 @@ def guarded(run: Callable[[], int | None], debug: bool) -> int:
         if exc.code is None or isinstance(exc.code, int):
             return exc.code or EXIT_OK
         return _say(str(exc.code))
-    except KeyboardInterrupt:
-        return _interrupted()
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM before a run (exit code 143)
+        return _interrupted(getattr(exc, "exit_code", EXIT_INTERRUPTED))
     except Exception as exc:  # noqa: BLE001 - the one place that turns every error into a line
         click = sys.modules.get("click")
         if click is not None and isinstance(exc, click.exceptions.Exit):
@@ -64,9 +66,9 @@ def guarded(run: Callable[[], int | None], debug: bool) -> int:
     return code if isinstance(code, int) else EXIT_OK
 
 
-def _interrupted() -> int:
+def _interrupted(code: int = EXIT_INTERRUPTED) -> int:
     sys.stderr.write("\naiagent: interrupted\n")
-    return EXIT_INTERRUPTED
+    return code
 
 
 def _click_error(exc: Any) -> int:
@@ -107,5 +109,24 @@ def _say(message: str) -> int:
 
 
 def env_debug(args: list[str]) -> tuple[list[str], bool]:
-    """(args without ``--debug``, whether to show tracebacks)."""
-    return without_debug(args), debug_wanted(args, os.environ)
+    """(args without ``--debug``, whether to show tracebacks); with ``--debug`` the
+    ``aiagent`` loggers' DEBUG records (tracebacks included) go to stderr."""
+    debug = debug_wanted(args, os.environ)
+    if debug:
+        show_debug_log()
+    return without_debug(args), debug
+
+
+def show_debug_log() -> None:
+    import logging
+
+    class Format(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            text = super().format(record)  # the message, and its traceback if any
+            return f"aiagent: debug: {record.name}: {text}" if record.levelno <= logging.DEBUG else text
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(Format("%(message)s"))
+    logger = logging.getLogger("aiagent")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)

@@ -10,10 +10,10 @@ from typing import Any
 
 import click
 
+from aiagent.frontends.cli.piped import Piped, read_piped
 from aiagent.infra.config.settings import ConfigError, Settings
 
 EXIT_USAGE = 2
-STDIN_LIMIT = 8 * 1024 * 1024
 STDIN_WAIT = 10.0  # seconds a silent pipe may keep a run that already has a prompt waiting
 
 
@@ -22,7 +22,10 @@ def fail(message: str, code: int = EXIT_USAGE) -> int:
     return code
 
 
-def read_prompt(options: dict[str, Any], cwd: Path) -> str:
+def read_prompt(options: dict[str, Any], cwd: Path, inputs: Path) -> tuple[str, tuple[str, ...]]:
+    """The task (``--prompt``, ``--file``, piped stdin), and the folders the tools may read
+    besides the workspace: ``inputs``, when a large piped input was kept there (see
+    :mod:`aiagent.frontends.cli.piped`)."""
     parts: list[str] = []
     if options.get("prompt"):
         parts.append(options["prompt"])
@@ -33,13 +36,17 @@ def read_prompt(options: dict[str, Any], cwd: Path) -> str:
             parts.append(path.read_text(encoding="utf-8", errors="replace"))
         except OSError as exc:
             raise ConfigError(f"--file {path}: {exc.strerror}") from None
-    piped = _read_stdin(STDIN_WAIT if parts else None).strip("\n")
-    if piped:
-        parts.append(piped if not parts else f"<stdin>\n{piped}\n</stdin>")
-    return "\n\n".join(p.strip("\n") for p in parts if p.strip())
+    piped = _read_stdin(inputs, STDIN_WAIT if parts else None)
+    if piped.notice():
+        click.echo(f"aiagent: note: {piped.notice()}", err=True)
+    text = piped.text.strip("\n")
+    if text:
+        parts.append(text if not parts else f"<stdin>\n{text}\n</stdin>")
+    prompt = "\n\n".join(p.strip("\n") for p in parts if p.strip())
+    return prompt, (str(inputs),) if piped.saved is not None else ()
 
 
-def _read_stdin(first_byte_wait: float | None = None) -> str:
+def _read_stdin(inputs: Path, first_byte_wait: float | None = None) -> Piped:
     """Piped or redirected stdin (a FIFO or a file); never a terminal or /dev/null.
 
     With a prompt already given, a pipe that sends nothing for ``first_byte_wait``
@@ -52,17 +59,19 @@ def _read_stdin(first_byte_wait: float | None = None) -> str:
         fd = sys.stdin.fileno()
         mode = os.fstat(fd).st_mode
     except (OSError, ValueError, AttributeError):
-        return ""
+        return Piped("")
     if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
-        return ""
+        return Piped("")
     if stat.S_ISFIFO(mode) and first_byte_wait is not None:
         ready, _, _ = select.select([fd], [], [], first_byte_wait)
         if not ready:
             click.echo(f"aiagent: stdin sent nothing for {first_byte_wait:g}s; going on "
                        "without it (redirect stdin from /dev/null to skip this wait)", err=True)
-            return ""
-    data = sys.stdin.buffer.read(STDIN_LIMIT)
-    return data.decode("utf-8", errors="replace")
+            return Piped("")
+    try:
+        return read_piped(sys.stdin.buffer, inputs)
+    except OSError as exc:
+        raise ConfigError(f"stdin: cannot keep the large input in {inputs}: {exc.strerror}") from None
 
 
 def wants_interactive(options: dict[str, Any]) -> bool:
@@ -130,9 +139,10 @@ def run_agent(options: dict[str, Any]) -> int:
         return run_interactive(options, cwd)
     try:
         from aiagent.infra.config.flags import flags_layer
+        from aiagent.infra.config.paths import data_dir
 
         settings = Settings.load(cwd, flags_layer(options))
-        prompt = read_prompt(options, cwd)
+        prompt, readable = read_prompt(options, cwd, data_dir(settings.env) / "inputs")
     except ConfigError as exc:
         return fail(str(exc), exc.exit_code)
     if not prompt:
@@ -155,4 +165,5 @@ def run_agent(options: dict[str, Any]) -> int:
 
         return fail(resume_hint(settings))
     request = SessionRequest(bool(options.get("continue_session")), options.get("resume"))
-    return run_headless(app, prompt, options.get("output") or "text", session=request)
+    return run_headless(app, prompt, options.get("output") or "text", session=request,
+                        readable=readable)

@@ -121,6 +121,8 @@ class RepoMapSettings:
     mode: str = "auto"
     tokens: int = 1024
     min_files: int = 50
+    max_files: int = 20_000
+    max_seconds: float = 2.0
 
 
 @dataclass(frozen=True, slots=True)
