@@ -87,8 +87,24 @@ def sandboxed(argv: list[str], ctx: ToolContext) -> list[str]:
         return list(argv)
 
 
+LANDLOCK_NOTE = (
+    "note: the Landlock sandbox keeps .git and the other protected folders read-only by "
+    "letting commands create new files and folders at the workspace's top level but not "
+    "write them in the same command: they are writable from the next command on (or create "
+    "them in a sub-folder, with the file tools, or install bubblewrap)")
+LANDLOCK_SPLIT_KEY = "shell.landlock_split"
+
+
+def _landlock_note(ctx: ToolContext, outcome: Outcome, output: str) -> None:
+    """Say why a command failed when Landlock may have refused a new top-level file."""
+    if (ctx.state.get(LANDLOCK_SPLIT_KEY) and outcome.exit_code not in (0, None)
+            and "ermission denied" in output and LANDLOCK_NOTE not in ctx.notes):
+        ctx.notes.append(LANDLOCK_NOTE)
+
+
 async def start(ctx: ToolContext, rt: ShellRuntime, argv: list[str], cwd: Path, kind: str) -> Running:
     argv = sandboxed(argv, ctx)
+    ctx.state[LANDLOCK_SPLIT_KEY] = "aiagent.infra.sandbox.landlock_exec" in argv and "--protect" in argv
     settings = rt.settings
     half = max(1024, settings.memory_bytes // 2)
     capture = Capture(rt.new_log(kind), half, half, settings.log_max_bytes)
@@ -124,6 +140,7 @@ async def run_foreground(
         job = rt.jobs.adopt(running, command, rt.settings.kill_grace)
     capture = running.capture
     assert capture.log_path is not None
+    _landlock_note(ctx, outcome, capture.text())
     return CommandRun(outcome, capture.text(), capture.complete, capture.log_path, job)
 
 
