@@ -18,14 +18,11 @@ not carried (``bash -lc`` does not expand aliases either).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
 import shlex
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -51,14 +48,14 @@ class SnapshotRefused(Exception):
     """The login shell's environment could not be captured; the message says why."""
 
 
-def login_env(shell: str, timeout: float, base: dict[str, str]) -> dict[str, str]:
+async def login_env(shell: str, timeout: float, base: dict[str, str]) -> dict[str, str]:
     """The environment ``shell -l`` sets up, from the memo, the cache or a fresh run.
     Raises :class:`SnapshotRefused` (remembered for this process)."""
     key = _key(shell)
     found = _memo.get(key)
     if found is None:
         try:
-            found = _cached(key) or _take(shell, key, timeout, base)
+            found = _cached(key) or await _take(shell, key, timeout, base)
         except SnapshotRefused as err:
             found = str(err)
         _memo[key] = found
@@ -106,11 +103,11 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def _take(shell: str, key: str, timeout: float, base: dict[str, str]) -> dict[str, str]:
+async def _take(shell: str, key: str, timeout: float, base: dict[str, str]) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="aiagent-snapshot-") as tmp:
         out = Path(tmp) / "env.json"
         script = f"exec {shlex.quote(sys.executable)} -I -c {shlex.quote(DUMP)} {shlex.quote(str(out))}"
-        _run_login(shell, script, timeout, base)
+        await _run_login(shell, script, timeout, base)
         try:
             if out.stat().st_size > MAX_BYTES:
                 raise SnapshotRefused(f"the environment of {shell} -l is over {MAX_BYTES} bytes")
@@ -122,22 +119,19 @@ def _take(shell: str, key: str, timeout: float, base: dict[str, str]) -> dict[st
     return env
 
 
-def _run_login(shell: str, script: str, timeout: float, base: dict[str, str]) -> None:
-    home = os.path.expanduser("~")
+async def _run_login(shell: str, script: str, timeout: float, base: dict[str, str]) -> None:
+    """The login shell, in the home folder, through the one runner: its whole tree is
+    killed on the time limit; what it prints is not kept."""
+    from aiagent.infra.process.collect import run_collected
+
+    home = Path(os.path.expanduser("~"))
     try:
-        proc = subprocess.Popen([shell, "-lc", script], cwd=home if os.path.isdir(home) else "/",
-                                env=base, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        done = await run_collected([shell, "-lc", script], cwd=home if home.is_dir() else Path("/"),
+                                   timeout=timeout, env=base, max_bytes=0)
     except OSError as err:
         raise SnapshotRefused(f"cannot start {shell}: {err.strerror or err}") from None
-    try:
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        raise SnapshotRefused(f"{shell} -l took more than {timeout:g} s to start") from None
-    finally:
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)  # whatever the rc files left running
-        proc.wait()
+    if done.timed_out:
+        raise SnapshotRefused(f"{shell} -l took more than {timeout:g} s to start")
 
 
 def _validate(raw: bytes) -> dict[str, str]:

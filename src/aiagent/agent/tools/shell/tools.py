@@ -10,7 +10,6 @@ the output still streams to the user as ``tool_output`` events.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -116,7 +115,7 @@ async def with_snapshot(ctx: ToolContext, rt: ShellRuntime, argv: list[str]) -> 
     shell = shutil.which(argv[0]) or argv[0]
     base = command_env(new_tag())
     try:
-        env = await asyncio.to_thread(snapshot.login_env, shell, rt.settings.snapshot_timeout, base)
+        env = await snapshot.login_env(shell, rt.settings.snapshot_timeout, base)
     except snapshot.SnapshotRefused as err:
         note = f"note: the login shell's environment was not captured ({err}); ran with -l"
         if note not in ctx.notes:
