@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -202,3 +204,23 @@ def test_valid_custom_rule_finds_its_match(run_cli, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     ids = {f["id"] for f in json.loads(proc.stdout)["findings"]}
     assert "CUSTOM-EVAL" in ids
+
+
+# ---- no Ollama running -------------------------------------------------------------------
+
+
+def test_no_ollama_running_fails_at_once_with_a_hint(run_cli) -> None:
+    """A closed loopback port: one refusal, no retries (they cost 8.7 s before), exit 3."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    started = time.monotonic()
+    proc = run_cli("--headless", "--provider", "ollama", "-m", "llama3", "-p", "hi",
+                   env={"OLLAMA_HOST": f"http://127.0.0.1:{port}"})
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 3, proc.stderr
+    assert "retrying" not in proc.stderr
+    assert one_error_line(proc.stderr) == (
+        f"aiagent: error: ollama: connection to http://127.0.0.1:{port} refused (nothing listens "
+        "there): is Ollama running? start it with `ollama serve`")
+    assert elapsed < 6, elapsed  # start-up included, on a loaded machine; no 0.2+1.5+2.3+2.8 s of waits
