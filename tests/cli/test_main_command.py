@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from aiagent import __version__
 
 
@@ -109,3 +111,18 @@ def test_version_fast_path_imports_no_click() -> None:
             "print('click' in sys.modules, file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stdout.startswith("aiagent, version ") and proc.stderr.strip() == "False"
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("tool", "tools"), ("sesions", "sessions"), ("skills", "skill"),
+                                              ("securityaudit", "security-audit")])
+def test_an_unknown_command_close_to_a_known_one_gets_did_you_mean(run_cli, typed: str, meant: str) -> None:
+    proc = run_cli(typed, "list")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (f"aiagent: error: no such command {typed!r}; did you mean {meant!r}? "
+                                   "(see 'aiagent --help')"), proc.stderr
+
+
+def test_an_unknown_command_far_from_any_says_so_without_a_guess(run_cli) -> None:
+    proc = run_cli("frobnicate")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "aiagent: error: no such command 'frobnicate' (see 'aiagent --help')"

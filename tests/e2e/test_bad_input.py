@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -112,19 +114,30 @@ def test_damaged_database_is_one_line_for_list_and_run(run_cli, tmp_path: Path,
 # ---- an unwritable config folder ----------------------------------------------------------
 
 
+def _without_capabilities() -> None:
+    """In the child before ``exec``: give up every capability, so that even root obeys a
+    folder's mode (no CAP_DAC_OVERRIDE), as on a locked-down runner."""
+    from aiagent.infra.sandbox.landlock import drop_capabilities
+
+    drop_capabilities()
+
+
 def test_set_key_into_read_only_config_folder(run_cli, clean_env: dict[str, str], tmp_path: Path) -> None:
+    """A folder without write permission (no bubblewrap needed: root drops its capabilities)."""
     folder = Path(clean_env["XDG_CONFIG_HOME"]) / "aiagent"
     folder.mkdir(parents=True)
-    # a read-only bind mount: read-only even for root, as on a locked-down CI runner
-    bwrap = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(folder), str(folder)]
-    proc = subprocess.run([*bwrap, AIAGENT, "config", "set-key", "openai"], input="sk-test-abcdef123456\n",
-                          capture_output=True, text=True, env={**clean_env, "PYTHON_KEYRING_BACKEND":
-                                                                 "keyring.backends.fail.Keyring"},
-                          timeout=60)
-    assert proc.returncode == 2
+    folder.chmod(0o555)
+    try:
+        proc = subprocess.run([AIAGENT, "config", "set-key", "openai"], input="sk-test-abcdef123456\n",
+                              capture_output=True, text=True, env={**clean_env, "PYTHON_KEYRING_BACKEND":
+                                                                     "keyring.backends.fail.Keyring"},
+                              timeout=60, preexec_fn=_without_capabilities if os.geteuid() == 0 else None)
+    finally:
+        folder.chmod(0o755)
+    assert proc.returncode == 2, proc.stderr
     assert one_error_line(proc.stderr) == (
-        f"aiagent: error: cannot save the key: the folder {folder} is not writable (Read-only file "
-        "system); make it writable, set XDG_CONFIG_HOME to another folder, or set OPENAI_API_KEY "
+        f"aiagent: error: cannot save the key: the folder {folder} is not writable (Permission "
+        "denied); make it writable, set XDG_CONFIG_HOME to another folder, or set OPENAI_API_KEY "
         "in the environment instead")
     ok = run_cli("config", "set-key", "openai", input="sk-test-abcdef123456\n")
     assert ok.returncode == 0 and (folder / "credentials.toml").is_file(), ok.stderr
@@ -191,3 +204,23 @@ def test_valid_custom_rule_finds_its_match(run_cli, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     ids = {f["id"] for f in json.loads(proc.stdout)["findings"]}
     assert "CUSTOM-EVAL" in ids
+
+
+# ---- no Ollama running -------------------------------------------------------------------
+
+
+def test_no_ollama_running_fails_at_once_with_a_hint(run_cli) -> None:
+    """A closed loopback port: one refusal, no retries (they cost 8.7 s before), exit 3."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    started = time.monotonic()
+    proc = run_cli("--headless", "--provider", "ollama", "-m", "llama3", "-p", "hi",
+                   env={"OLLAMA_HOST": f"http://127.0.0.1:{port}"})
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 3, proc.stderr
+    assert "retrying" not in proc.stderr
+    assert one_error_line(proc.stderr) == (
+        f"aiagent: error: ollama: connection to http://127.0.0.1:{port} refused (nothing listens "
+        "there): is Ollama running? start it with `ollama serve`")
+    assert elapsed < 6, elapsed  # start-up included, on a loaded machine; no 0.2+1.5+2.3+2.8 s of waits

@@ -60,7 +60,7 @@ def _backend(name: str) -> sandbox.SandboxInfo:
     sandbox.detect.cache_clear()
     info = sandbox.detect(name)
     if not info.available:
-        pytest.skip(f"{name} sandbox not available here: {info.detail}")
+        pytest.skip(f"needs the {name} sandbox: {info.detail}")
     return info
 
 

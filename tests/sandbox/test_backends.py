@@ -106,3 +106,24 @@ def test_programs_under_a_temp_folder_stay_visible_read_only(tmp_path: Path) -> 
     done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=30, check=False)
     assert done.stdout.split() == ["hello", "from", "tmp", "ro"], done.stderr
     assert not (tools / "x").exists()
+
+
+def test_landlock_split_folders_get_create_only(tmp_path: Path) -> None:
+    (tmp_path / "ws" / ".git").mkdir(parents=True)
+    (tmp_path / "other").mkdir()
+    roots = landlock.create_only_roots([str(tmp_path)], [str(tmp_path / "ws" / ".git")])
+    assert roots == [tmp_path, tmp_path / "ws"]
+    assert landlock.create_only_roots([str(tmp_path)], []) == []
+    assert landlock.CREATE_ONLY & (landlock.WRITE_FILE | landlock.MAKE_SYM | landlock.REFER
+                                   | landlock.REMOVE_DIR | landlock.REMOVE_FILE) == 0
+
+
+def test_the_hard_link_filter_covers_each_architecture() -> None:
+    from aiagent.infra.sandbox import nolink
+
+    program = nolink.program()
+    arches = [k for code, _, _, k in program if code == nolink.JEQ_K and k in nolink.LINK_CALLS]
+    assert sorted(arches) == sorted(nolink.LINK_CALLS)
+    denied = {k for code, _, _, k in program if code == nolink.JEQ_K and k not in nolink.LINK_CALLS}
+    assert {86, 265, 9, 303, 37, 330} <= denied
+    assert program[-1] == (nolink.RET_K, 0, 0, nolink.RET_ALLOW)

@@ -68,13 +68,19 @@ def test_git_and_agent_folders_stay_read_only(box: Box) -> None:
     for attack in ("printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config",
                    "echo 'touch pwned' > .git/hooks/pre-commit",
                    "rm -f .git/config", "mv .git .git-moved", "rm -rf .git",
-                   "echo x > .agent/config.toml", "mkdir .agent/skills"):
+                   "echo x > .agent/config.toml", "mkdir .agent/skills/evil",
+                   "mkdir .agent/skills && echo x > .agent/skills/SKILL.md"):
         done = box.run(attack)
         assert done.returncode != 0, attack
     assert config.read_text() == before
-    assert not (box.workspace / ".git" / "hooks" / "pre-commit").exists()
     assert (box.workspace / ".agent" / "config.toml").read_text() == "# agent config\n"
-    assert not (box.workspace / ".agent" / "skills").exists()
+    hook, skills = box.workspace / ".git" / "hooks" / "pre-commit", box.workspace / ".agent" / "skills"
+    if box.backend == "landlock":  # may create empty entries in a protected folder, no more
+        assert not hook.exists() or hook.stat().st_size == 0
+        assert not skills.exists() or list(skills.iterdir()) in ([], [skills / "SKILL.md"])
+        assert not (skills / "SKILL.md").exists() or (skills / "SKILL.md").stat().st_size == 0
+    else:
+        assert not hook.exists() and not skills.exists()
 
 
 def test_git_status_and_log_work_with_git_read_only(box: Box) -> None:
@@ -170,3 +176,40 @@ def test_root_is_nobody_inside_and_its_files_stay_the_callers(tmp_path: Path) ->
     assert box.ok("id -u; id -g") == "65534\n65534\n"
     box.ok("echo x > src/made-inside")
     assert (box.workspace / "src" / "made-inside").stat().st_uid == 0
+
+
+def test_new_entries_can_be_created_at_the_top_level(box: Box) -> None:
+    """``touch new.txt`` and ``mkdir build`` at the workspace's top level work while
+    ``.git`` and ``.agent`` are protected (under Landlock too)."""
+    box.ok("touch new.txt && mkdir build")
+    assert (box.workspace / "new.txt").is_file() and (box.workspace / "build").is_dir()
+    box.ok("echo later > new.txt && echo y > build/out.txt")  # the next command writes them
+    assert (box.workspace / "build" / "out.txt").read_text() == "y\n"
+
+
+def test_protected_entries_cannot_be_replaced_or_planted(box: Box) -> None:
+    """An attacker's ways into a protected entry from a writable top level: rename it away
+    and recreate it, plant an absent one with content (a ``.claude`` file, through a hard
+    link of a writable top-level file), symlink a hook, hard-link a hook."""
+    ws = box.workspace
+    (ws / "README.md").write_text("gitdir: /tmp/evil\n")
+    (ws / ".git" / "hooks").mkdir(exist_ok=True)
+    (ws / ".git" / "hooks" / "pre-commit.sample").write_text("#!/bin/sh\n")
+    for attack in ("mv .git .git-moved && mkdir .git && echo x > .git/config",
+                   "mv .agent .agent-moved", "ln README.md .claude", "ln src/app.py .agents",
+                   "echo evil > .claude", "mkdir .agents && echo x > .agents/skill.md",
+                   "ln -s /tmp/evil.sh .git/hooks/pre-commit",
+                   "ln .git/hooks/pre-commit.sample .git/hooks/pre-commit",
+                   "ln -s /tmp .claude", "mkfifo .claude"):
+        box.run(attack)
+    assert (ws / ".git" / "HEAD").is_file() and not (ws / ".git-moved").exists()
+    assert (ws / ".agent" / "config.toml").read_text() == "# agent config\n"
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+    if box.backend == "bubblewrap":
+        return  # bubblewrap binds only entries that exist: an absent one can be created
+    for name in (".claude", ".agents"):  # at most an empty folder or an empty file
+        planted = ws / name
+        assert not planted.is_symlink(), name
+        assert not planted.exists() or planted.is_dir() or planted.stat().st_size == 0, name
+        if planted.is_dir():
+            assert all(p.stat().st_size == 0 for p in planted.rglob("*") if p.is_file()), name

@@ -362,7 +362,7 @@ def test_rate_limits_per_turn(tmp_path: Path, project: Path) -> None:
     run(go())
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap: the bwrap program is not installed")
 def test_process_skill_sandbox_hides_the_project_without_file_read(tmp_path: Path, project: Path) -> None:
     folder = tmp_path / "skills" / "nosy"
     folder.mkdir(parents=True)

@@ -62,7 +62,7 @@ def test_export_to_each_engine_is_portable_idempotent_and_prunes_only_ours(run_c
     mine = proj / ".claude" / "skills" / "hand-made"
     mine.mkdir(parents=True)
     (mine / "SKILL.md").write_text("---\nname: hand-made\ndescription: Mine.\n---\nx\n")
-    proc = run_cli("skill", "export", "--engine", "all", cwd=proj)
+    proc = run_cli("skill", "export", "--engine", "all", "--builtin", cwd=proj)
     assert proc.returncode == 0, proc.stderr
     for folder in (".claude/skills", ".agents/skills"):
         for name in ("py-style", "plain", "shell-bg"):
@@ -128,3 +128,21 @@ def test_gemini_cli_lists_the_exported_skills(run_cli, proj: Path, clean_env: di
         assert re.search(rf"^{name} \[Enabled\]", listed, re.M), listed
     assert str(proj / ".gemini/skills/py-style/SKILL.md") in listed
     assert "House style for Python" in listed
+
+
+def test_export_leaves_built_in_skills_out_unless_asked_and_later_runs_are_quiet(run_cli, proj: Path) -> None:  # noqa: ANN001
+    proc = run_cli("skill", "export", "--engine", "all", cwd=proj)
+    assert proc.returncode == 0, proc.stderr
+    exported = sorted(p.name for p in (proj / ".claude" / "skills").iterdir() if p.is_dir())
+    assert exported == ["plain", "py-style"]  # the project's own; word-tools is SKILL.yaml only
+    assert "apple-dev" not in proc.stderr and "core-tools" not in proc.stderr
+    later = run_cli("skill", "list", cwd=proj)
+    assert later.returncode == 0 and "note: skill" not in later.stdout and "over" not in later.stderr, later.stdout
+    assert "plain" in later.stdout and "shell-bg" in later.stdout
+    proc = run_cli("skill", "export", "--engine", "claude", "--builtin", cwd=proj)
+    assert proc.returncode == 0 and (proj / ".claude" / "skills" / "shell-bg" / "SKILL.md").is_file()
+    later = run_cli("skill", "list", cwd=proj)
+    assert "note: skill" not in later.stdout and "using" not in later.stderr, later.stdout
+    run = run_cli("--headless", "--provider", "ollama", "-m", "m", "-p", "hi", cwd=proj,
+                  env={"OLLAMA_HOST": "http://127.0.0.1:9"})
+    assert "both are project skills" not in run.stderr and " over " not in run.stderr, run.stderr

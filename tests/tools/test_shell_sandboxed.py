@@ -54,3 +54,22 @@ def test_the_workspace_git_folder_stays_read_only_inside_the_sandbox(ws: Harness
     ws.run(tool, args, sandbox=_sandbox_settings())
     assert (ws.root / ".git" / "config").read_text() == "[core]\n"
     assert (ws.root / "src" / "x").read_text() == "ok\n"
+
+
+def test_landlock_says_why_a_new_top_level_file_cannot_be_written(ws: Harness) -> None:
+    """Under Landlock a new top-level entry is writable from the next command on: the
+    result says so when a command fails on one, and the next command writes it."""
+    info = detect("landlock")
+    if not info.available:
+        pytest.skip(f"needs the landlock sandbox: {info.detail}")
+    (ws.root / ".git").mkdir()
+    box = {"enabled": True, "backend": "landlock", "network": False, "writable": [],
+           "protected": [".git", ".agent"]}
+    first = ws.run("shell_command", {"command": "echo '{}' > package.json"}, sandbox=box)
+    assert "Permission denied" in first.content
+    assert "new files and folders at the workspace's top level" in first.content
+    assert "writable from the next command on" in first.content
+    ws.ctx.notes.clear()
+    second = ws.run("shell_command", {"command": "echo '{}' > package.json && echo written"}, sandbox=box)
+    assert "written" in second.content and "top level" not in second.content
+    assert (ws.root / "package.json").read_text() == "{}\n"

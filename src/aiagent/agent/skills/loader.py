@@ -10,6 +10,7 @@ that cannot be read is kept as a :class:`BrokenSkill` so it can be shown, never 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -92,13 +93,29 @@ Admit = Callable[[Manifest, str], bool]
 project skills with code in an untrusted folder are not)."""
 
 
+#: written by ``aiagent skill export`` in another agent's skills folder: the skills it
+#: lists are copies of aiagent's own, left out of discovery (no duplicate, no override note)
+EXPORT_MARKER = ".aiagent-exported.json"
+
+
+def exported_names(folder: Path) -> set[str]:
+    """The skills ``aiagent skill export`` wrote into ``folder`` (its marker file)."""
+    try:
+        data = json.loads((folder / EXPORT_MARKER).read_text("utf-8"))
+    except (OSError, ValueError):
+        return set()
+    skills = data.get("skills") if isinstance(data, dict) else None
+    return {str(name) for name in skills} if isinstance(skills, dict) else set()
+
+
 def discover(sources: Iterable[Source], admit: Admit | None = None) -> Discovery:
     found = Discovery()
     seen: set[Path] = set()
     for source in sources:
+        copies = exported_names(source.path)
         for folder in skill_folders(source.path):
             real = folder.resolve()
-            if real in seen:
+            if real in seen or (folder.parent == source.path and folder.name in copies):
                 continue
             seen.add(real)
             _add(found, folder, source.kind, admit)

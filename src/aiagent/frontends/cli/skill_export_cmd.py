@@ -48,10 +48,12 @@ def _show(outcomes: list[Any]) -> None:
 @click.option("--link/--copy", default=False, help="Symlink skills that need no conversion (default: copy).")
 @click.option("--prune", is_flag=True, help="Remove skills exported earlier that are not exported now.")
 @click.option("--force", is_flag=True, help="Replace folders aiagent did not write, or changed since.")
+@click.option("--builtin", is_flag=True, help="Export aiagent's built-in skills too (default: yours and the project's).")
 @cwd_option
 def export_cmd(names: tuple[str, ...], engines: tuple[str, ...], scope: str, link: bool, prune: bool,
-               force: bool, cwd: str | None) -> None:
-    """Write skills as portable SKILL.md where other agents find them."""
+               force: bool, builtin: bool, cwd: str | None) -> None:
+    """Write skills as portable SKILL.md where other agents find them (your own and the
+    project's skills; --builtin adds aiagent's, NAMES picks any)."""
     from aiagent.agent.skills.distribution.export import (
         aiagent_skills,
         engine_dirs,
@@ -66,7 +68,7 @@ def export_cmd(names: tuple[str, ...], engines: tuple[str, ...], scope: str, lin
         unknown = [n for n in names if n not in skills]
         if unknown:
             raise DistError(f"no skill named {unknown[0]!r} (known: {', '.join(sorted(skills)) or 'none'})")
-        chosen = [skills[n].manifest for n in names] or exportable(skills, disabled)
+        chosen = [skills[n].manifest for n in names] or exportable(skills, disabled, builtin=builtin)
         _show(export(chosen, engine_dirs(engines, scope, root, home), link=link, force=force, prune_rest=prune))
 
 

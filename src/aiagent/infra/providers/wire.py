@@ -399,6 +399,10 @@ class HttpStreamer:
             raise ProviderError(f"{req.provider}: bad base URL {req.url!r}: {exc}") from None
         except httpx.TimeoutException as exc:
             raise RetryableError(_timeout_message(exc, req, cfg)) from None
+        except httpx.ConnectError as exc:
+            if _refused(exc) and _is_loopback(req.url):
+                raise ProviderError(_refused_message(req, cfg)) from None
+            raise RetryableError(f"{req.provider}: connection to {req.url} failed: {_describe(exc)}") from None
         except httpx.TransportError as exc:
             raise RetryableError(f"{req.provider}: connection to {req.url} failed: {_describe(exc)}") from None
 
@@ -435,6 +439,30 @@ def _turn_timeout(req: WireRequest, cfg: ProviderConfig) -> TurnTimeoutError:
     return TurnTimeoutError(
         f"{req.provider}: no complete response within {cfg.turn_timeout:g} s ([network] turn_timeout)"
     )
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether a connection error comes from a refusal (nothing listens on that port)."""
+    seen: set[int] = set()
+    stack: list[BaseException] = [exc]
+    while stack:
+        found = stack.pop()
+        if id(found) in seen:
+            continue
+        seen.add(id(found))
+        if isinstance(found, ConnectionRefusedError):
+            return True
+        stack += [e for e in (found.__cause__, found.__context__) if e is not None]
+        stack += list(getattr(found, "exceptions", ()))
+    return False
+
+
+def _refused_message(req: WireRequest, cfg: ProviderConfig) -> str:
+    """A refused connection on this machine: retrying cannot help, say what to start."""
+    base = cfg.base_url.rstrip("/")
+    hint = ("is Ollama running? start it with `ollama serve`" if req.provider == "ollama"
+            else f"is the server at {base} running?")
+    return f"{req.provider}: connection to {base} refused (nothing listens there): {hint}"
 
 
 def _is_loopback(url: str) -> bool:

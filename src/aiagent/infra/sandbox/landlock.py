@@ -9,9 +9,13 @@ allowed; with ABI 6 or later, the command cannot signal processes outside its La
 domain nor connect to abstract Unix sockets created outside it. Landlock cannot block UDP
 or named Unix sockets, hide other processes or give a private /tmp; bubblewrap can.
 
-Landlock grants are additive beneath a path, so a protected entry inside a writable folder
-is left out by granting each sibling instead of the folder: the folder itself becomes
-fixed (no entry created, removed or renamed directly in it), see :func:`grant_roots`.
+Landlock grants are additive beneath a path and cannot be taken back below it, so a
+protected entry inside a writable folder is left out by granting each sibling instead of
+the folder (:func:`grant_roots`); the folder itself gets only :data:`CREATE_ONLY`: new
+files and folders can be made in it, empty, and are writable from the next command on.
+That right reaches into the protected entry too, where it can only add empty files and
+folders. A hard link in the same folder needs no more than that right, so hard links are
+refused by a seccomp filter (:mod:`aiagent.infra.sandbox.nolink`) whenever a folder is split.
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ REFER, TRUNCATE = 1 << 13, 1 << 14  # ABI 2, ABI 3
 NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1  # ABI 4
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
 FILE_ONLY = WRITE_FILE | TRUNCATE  # rights that apply to a file (not a directory)
+# rights on a folder holding a protected entry: they reach into that entry too, where
+# they can make only empty files and folders (no write, removal, rename, link or symlink)
+CREATE_ONLY = MAKE_DIR | MAKE_REG
 DEVICE_FILES = ("/dev/null", "/dev/zero", "/dev/tty", "/dev/full")
 
 
@@ -113,10 +120,15 @@ def restrict(writable: Sequence[str], allow_network: bool, protected: Sequence[s
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
-        for path in [*grant_roots(writable, protected), *DEVICE_FILES]:
+        full, split = _grants(writable, protected)
+        for path in [*full, *DEVICE_FILES]:
             _allow(libc, ruleset, str(path), fs)
+        for path in split:
+            _allow(libc, ruleset, str(path), CREATE_ONLY)
         if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(NO_NEW_PRIVS) failed")
+        if split:
+            _refuse_hard_links()
         if libc.syscall(SYS_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) != 0:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
     finally:
@@ -127,24 +139,45 @@ def grant_roots(writable: Iterable[str], protected: Iterable[str]) -> list[Path]
     """The folders and files to grant writes beneath: each writable path, or, when a
     protected path lies inside it, each of its entries but the protected one (recursively
     down to it; symbolic links are skipped, their targets have rules of their own)."""
+    return _grants(writable, protected)[0]
+
+
+def create_only_roots(writable: Iterable[str], protected: Iterable[str]) -> list[Path]:
+    """The folders split by :func:`grant_roots` (those holding a protected entry): they get
+    :data:`CREATE_ONLY`, so new entries can be made in them but not written in the same
+    command (and nothing in them removed or renamed)."""
+    return _grants(writable, protected)[1]
+
+
+def _grants(writable: Iterable[str], protected: Iterable[str]) -> tuple[list[Path], list[Path]]:
     frozen = [Path(p) for p in protected]
     found: list[Path] = []
+    split: list[Path] = []
     for root in writable:
-        found += _split(Path(root), frozen)
-    return found
+        _split(Path(root), frozen, found, split)
+    return found, split
 
 
-def _split(root: Path, frozen: list[Path]) -> list[Path]:
+def _split(root: Path, frozen: list[Path], found: list[Path], split: list[Path]) -> None:
     if any(root.is_relative_to(p) for p in frozen):
-        return []
+        return
     if not any(p.is_relative_to(root) for p in frozen):
-        return [root]
-    found: list[Path] = []
+        found.append(root)
+        return
+    split.append(root)
     with os.scandir(root) as entries:
         for entry in sorted(entries, key=lambda e: e.name):
             if not entry.is_symlink():
-                found += _split(Path(entry.path), frozen)
-    return found
+                _split(Path(entry.path), frozen, found, split)
+
+
+def _refuse_hard_links() -> None:
+    from aiagent.infra.sandbox import nolink
+
+    if not nolink.supported():
+        raise OSError("cannot refuse hard links on this architecture (seccomp filter for "
+                      "x86_64 and arm64 only); protect no entry or use bubblewrap")
+    nolink.install()
 
 
 def drop_capabilities() -> None:

@@ -27,9 +27,10 @@ from aiagent.agent.skills.distribution.fstree import (
 )
 from aiagent.agent.skills.distribution.names import DistError
 from aiagent.agent.skills.distribution.portable import Portable, render, rules
+from aiagent.agent.skills.loader import EXPORT_MARKER
 from aiagent.agent.skills.manifest import Manifest
 
-MARKER = ".aiagent-exported.json"
+MARKER = EXPORT_MARKER
 ENGINE_NAMES = ("claude", "codex", "gemini")
 
 
@@ -176,9 +177,11 @@ def export(manifests: list[Manifest], dirs: dict[str, Path], *, link: bool = Fal
     return outcomes
 
 
-def exportable(skills: dict[str, Any], disabled: set[str]) -> list[Manifest]:
-    """Every enabled skill (``skills``: name -> loader entry)."""
-    return [entry.manifest for name, entry in sorted(skills.items()) if name not in disabled]
+def exportable(skills: dict[str, Any], disabled: set[str], *, builtin: bool = False) -> list[Manifest]:
+    """Every enabled skill (``skills``: name -> loader entry), aiagent's built-in ones only
+    with ``builtin`` (other agents gain nothing from copies of aiagent's own tools' guides)."""
+    return [entry.manifest for name, entry in sorted(skills.items())
+            if name not in disabled and (builtin or entry.source != "builtin")]
 
 
 @dataclass(slots=True)

@@ -40,6 +40,8 @@ class ShellSettings:
     log_dir: str = ""  # where output logs go; empty = a temporary folder per run
     result: str = "codex"  # "codex" formats or "minimal" status JSON
     login: bool = True  # run shells with login semantics (-l), as Codex does
+    snapshot: bool = True  # login: run the rc files once, outside the sandbox (see snapshot.py)
+    snapshot_timeout: float = 10.0  # the longest that one login-shell start may take
     shell: str = ""  # shell binary; empty = $SHELL or /bin/bash
     env: dict[str, Any] = field(default_factory=dict)  # extra environment variables
     keep_env: list[str] = field(default_factory=list)  # credentials commands still get

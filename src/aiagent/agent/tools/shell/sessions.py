@@ -20,7 +20,7 @@ from typing import Any
 
 from aiagent.agent.tools.shell.env import command_env
 from aiagent.agent.tools.shell.runtime import runtime
-from aiagent.agent.tools.shell.tools import APPROVAL_PROPS, sandboxed, shell_argv
+from aiagent.agent.tools.shell.tools import APPROVAL_PROPS, sandboxed, shell_argv, with_snapshot
 from aiagent.agent.tools.shell.truncate import approx_token_count, formatted_truncate
 from aiagent.agent.tools.tooldef import BuiltinTool, boolean, int_arg, number, schema, string
 from aiagent.agent.tools.workspace import resolve_path
@@ -161,11 +161,12 @@ class ExecCommandTool(BuiltinTool):
         settings = rt.settings
         if args.get("shell"):
             settings = dataclasses.replace(settings, shell=str(args["shell"]))
-        argv = sandboxed(shell_argv(settings, args["cmd"], args.get("login")), ctx)
+        argv, base = await with_snapshot(ctx, rt, shell_argv(settings, args["cmd"], args.get("login")))
+        argv = sandboxed(argv, ctx)
         cwd = resolve_path(ctx, args.get("workdir") or ".", field="workdir")
         tty = bool(args.get("tty", False))
         capture = Capture(rt.new_log("exec"), 0, SESSION_BUFFER_BYTES, settings.log_max_bytes)
-        env = command_env(new_tag(), settings.env, tty=tty, cwd=cwd, keep=settings.keep_env)
+        env = command_env(new_tag(), settings.env, tty=tty, cwd=cwd, keep=settings.keep_env, base=base)
         try:
             running = await spawn(argv, cwd=cwd, env=env, capture=capture, tty=tty, grace=settings.kill_grace)
         except OSError as err:

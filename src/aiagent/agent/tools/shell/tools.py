@@ -11,7 +11,9 @@ the output still streams to the user as ``tool_output`` events.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,12 +89,49 @@ def sandboxed(argv: list[str], ctx: ToolContext) -> list[str]:
         return list(argv)
 
 
+LANDLOCK_NOTE = (
+    "note: the Landlock sandbox keeps .git and the other protected folders read-only by "
+    "letting commands create new files and folders at the workspace's top level but not "
+    "write them in the same command: they are writable from the next command on (or create "
+    "them in a sub-folder, with the file tools, or install bubblewrap)")
+LANDLOCK_SPLIT_KEY = "shell.landlock_split"
+
+
+def _landlock_note(ctx: ToolContext, outcome: Outcome, output: str) -> None:
+    """Say why a command failed when Landlock may have refused a new top-level file."""
+    if (ctx.state.get(LANDLOCK_SPLIT_KEY) and outcome.exit_code not in (0, None)
+            and "ermission denied" in output and LANDLOCK_NOTE not in ctx.notes):
+        ctx.notes.append(LANDLOCK_NOTE)
+
+
+async def with_snapshot(ctx: ToolContext, rt: ShellRuntime, argv: list[str]) -> tuple[list[str], dict[str, str] | None]:
+    """``[shell, "-lc", script]`` becomes ``[shell, "-c", script]`` with the environment the
+    login shell set up once, outside the sandbox (:mod:`.snapshot`); the base environment
+    for :func:`command_env` is returned with it (None: unchanged)."""
+    from aiagent.agent.tools.shell import snapshot
+
+    if not rt.settings.snapshot or not snapshot.is_login_shell_argv(argv):
+        return argv, None
+    shell = shutil.which(argv[0]) or argv[0]
+    base = command_env(new_tag())
+    try:
+        env = await snapshot.login_env(shell, rt.settings.snapshot_timeout, base)
+    except snapshot.SnapshotRefused as err:
+        note = f"note: the login shell's environment was not captured ({err}); ran with -l"
+        if note not in ctx.notes:
+            ctx.notes.append(note)
+        return argv, None
+    return [argv[0], "-c", argv[2]], {**os.environ, **env}
+
+
 async def start(ctx: ToolContext, rt: ShellRuntime, argv: list[str], cwd: Path, kind: str) -> Running:
+    argv, base = await with_snapshot(ctx, rt, argv)
     argv = sandboxed(argv, ctx)
+    ctx.state[LANDLOCK_SPLIT_KEY] = "aiagent.infra.sandbox.landlock_exec" in argv and "--protect" in argv
     settings = rt.settings
     half = max(1024, settings.memory_bytes // 2)
     capture = Capture(rt.new_log(kind), half, half, settings.log_max_bytes)
-    env = command_env(new_tag(), settings.env, cwd=cwd, keep=settings.keep_env)
+    env = command_env(new_tag(), settings.env, cwd=cwd, keep=settings.keep_env, base=base)
     try:
         return await spawn(argv, cwd=cwd, env=env, capture=capture, on_output=_emitter(ctx),
                            grace=settings.kill_grace)
@@ -124,6 +163,7 @@ async def run_foreground(
         job = rt.jobs.adopt(running, command, rt.settings.kill_grace)
     capture = running.capture
     assert capture.log_path is not None
+    _landlock_note(ctx, outcome, capture.text())
     return CommandRun(outcome, capture.text(), capture.complete, capture.log_path, job)
 
 
@@ -131,9 +171,10 @@ async def run_background(ctx: ToolContext, argv: list[str], cwd: Path, command: 
     rt = runtime(ctx)
     half = max(1024, rt.settings.memory_bytes // 2)
     capture = Capture.external(rt.new_log("job"), half, half)
+    argv, base = await with_snapshot(ctx, rt, argv)
     argv = sandboxed(argv, ctx)
     try:
-        env = command_env(new_tag(), rt.settings.env, cwd=cwd, keep=rt.settings.keep_env)
+        env = command_env(new_tag(), rt.settings.env, cwd=cwd, keep=rt.settings.keep_env, base=base)
         running = spawn_detached(argv, cwd=cwd, env=env, capture=capture,
                                  supervised=not rt.settings.keep_jobs, grace=rt.settings.kill_grace)
     except OSError as err:
