@@ -33,6 +33,7 @@ def audit(tmp_path: Path, *args: str, extra_env: dict[str, str] | None = None,
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
         "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".data"),
         "XDG_CACHE_HOME": str(home / ".cache"), **(extra_env or {}),
+        **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},  # a worktree's sources
     }
     return subprocess.run([str(AIAGENT), command, *args], capture_output=True, text=True,
                           env=env, stdin=subprocess.DEVNULL, timeout=120, cwd=tmp_path)

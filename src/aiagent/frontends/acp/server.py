@@ -42,6 +42,7 @@ log = logging.getLogger("aiagent.acp")
 class AcpOptions:
     provider: str | None = None
     model: str | None = None
+    trust: bool = False  # `aiagent --trust acp`: every session's folder, for this process
 
 
 @dataclass
@@ -155,7 +156,8 @@ class AcpServer:
         folder = Path(cwd)
         if not folder.is_absolute() or not folder.is_dir():
             raise RequestError.invalid_params({"cwd": f"{cwd}: not an absolute path to a folder"})
-        flags = flags_layer({"provider": self.options.provider, "model": self.options.model})
+        flags = flags_layer({"provider": self.options.provider, "model": self.options.model,
+                             "trust": self.options.trust})
         servers = mcp_table(mcp_servers or [])
         if servers:
             flags["mcp"] = {"servers": servers}

@@ -12,5 +12,9 @@ def acp(provider: str | None, model: str | None) -> None:
     """Serve an editor (Zed, any ACP host) over the Agent Client Protocol on stdio."""
     from aiagent.frontends.acp.main import run
     from aiagent.frontends.acp.server import AcpOptions
+    from aiagent.frontends.cli.settings_load import top_level_options
 
-    raise SystemExit(run(AcpOptions(provider=provider, model=model)))
+    top = top_level_options()  # `aiagent --trust --provider openai acp` counts too
+    raise SystemExit(run(AcpOptions(provider=provider or top.get("provider"),
+                                    model=model or top.get("model"),
+                                    trust=bool(top.get("trust")))))

@@ -49,7 +49,7 @@ def serve(host: str, port: int, allow_remote: bool, cwd: Path | None, provider: 
         return app
 
     options = ServeOptions(host=host, port=port, allow_remote=allow_remote,
-                           flags={k: v for k, v in (("provider", provider), ("model", model)) if v},
+                           flags=_run_flags(provider, model),
                            clock_file=os.environ.get("AIAGENT_SCHEDULER_CLOCK", ""),
                            tick=_tick(os.environ.get("AIAGENT_SCHEDULER_TICK", "")))
     try:
@@ -57,6 +57,18 @@ def serve(host: str, port: int, allow_remote: bool, cwd: Path | None, provider: 
     except OSError as exc:
         _fail(f"--host {host} --port {port}: cannot listen: {exc.strerror or exc}")
     raise SystemExit(code)
+
+
+def _run_flags(provider: str | None, model: str | None) -> dict[str, Any]:
+    """What every scheduled run takes from this command line: provider and model, and the
+    top-level ``--trust`` (``aiagent --trust serve``: this folder and the folders inside it,
+    for as long as this server runs)."""
+    from aiagent.frontends.cli.settings_load import top_level_options
+
+    top = top_level_options()
+    flags = {"provider": provider or top.get("provider"), "model": model or top.get("model"),
+             "trust": bool(top.get("trust"))}
+    return {k: v for k, v in flags.items() if v}
 
 
 def _tick(text: str) -> float:

@@ -148,6 +148,8 @@ class ShellSettings:
     log_dir: str = ""
     result: str = "codex"
     login: bool = True
+    snapshot: bool = True
+    snapshot_timeout: float = 10.0
     shell: str = ""
     job_start_wait: float = 1.0
     keep_jobs: bool = False
