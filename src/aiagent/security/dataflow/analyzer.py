@@ -113,7 +113,7 @@ class FileAnalysis:
             target, assign = callee(node, g), False
         else:
             target, assign = node.child_by_field_name("left"), True
-        if target is None or not self._maybe_sink(target):
+        if target is None or (not (assign and self.spec.wild_assign) and not self._maybe_sink(target)):
             return False
         raw, name = self.names(target)
         return bool(raw) and bool(self.spec.sinks_for(name, raw, assign))
@@ -242,7 +242,7 @@ class FileAnalysis:
         if obj is None:
             return None
         head = dotted(obj, self.grammar).split(".")[0]
-        if head and head not in scope.env and (head in self.aliases or (
+        if obj.type not in self.grammar.calls and head and head not in scope.env and (head in self.aliases or (
                 self.grammar.capitalized_types and head[:1].isupper())
                 or obj.type in self.grammar.constant_names):
             return None  # a module's or class's function, not a method of a value
@@ -449,7 +449,7 @@ def _function_index(nodes: list[Any], g: Grammar) -> dict[str, Any]:
 IMPORTS = {"python": python_imports, "javascript": javascript_imports, "go": go_imports}
 QUERIES = {  # named functions (@f); every call and assignment (@c), kept if it names a sink;
     # imports (@i, names.IMPORT_QUERIES): one query pass per file
-    "python": "(function_definition) @f (call) @c (assignment left: (attribute)) @c "
+    "python": "(function_definition) @f (call) @c (assignment left: [(attribute) (subscript)]) @c "
               + IMPORT_QUERIES["python"],
     "javascript": "[(function_declaration) (method_definition)] @f"
                   " (variable_declarator value: [(arrow_function) (function_expression)]) @f"

@@ -55,8 +55,15 @@ def taint_query(language: str) -> str:
     return query_source(language) if supported(language) else ""
 
 
+# Source kinds that are not input: only a rule naming them in ``sources`` asks for them.
+NOT_INPUT = frozenset({"weakrand"})
+
+
 def accepts(rule: SastRule, hit: SinkHit) -> bool:
     value, sink = hit.value, hit.sink
+    if value.sources & NOT_INPUT and not set(rule.sources or ()) & NOT_INPUT:
+        value = Value(value.dynamic, value.sources - NOT_INPUT, value.built, value.cleared,
+                      value.text, value.literal)
     if rule.requires == "call":
         return True
     if value.safe_for(sink.sink_class):
