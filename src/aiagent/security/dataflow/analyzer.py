@@ -35,6 +35,9 @@ from aiagent.security.dataflow.spec import Sink, TaintSpec, spec_for
 from aiagent.security.dataflow.value import CONSTANT, UNKNOWN, Value
 
 PARAM = "~param"
+RETURN_SINK = Sink("xss", "return", False, (), None, None, None)
+RETURNED_TEXT = frozenset({"identifier", "string", "concatenated_string", "binary_operator",
+                           "parenthesized_expression", "subscript"})
 LOOKUPS = frozenset({"get", "__getitem__"})
 MAX_SUMMARY_DEPTH = 3
 
@@ -85,9 +88,13 @@ class FileAnalysis:
         self._candidates: list[int] = []
         self._summaries: dict[int, Summary | None] = {}
         self._depth = 0
+        self._html_routes: set[int] = set()
 
     def run(self) -> list[SinkHit]:
-        self._candidates = sorted(n.start_byte for n in self._candidate_nodes if self._may_sink(n))
+        self._html_routes = {fn.start_byte for fn in self.functions.values() if self._is_html_route(fn)} \
+            if self.spec.html_routes is not None else set()
+        self._candidates = sorted([*(n.start_byte for n in self._candidate_nodes if self._may_sink(n)),
+                                   *(b + 1 for b in self._html_routes)])
         if not self._candidates:
             return []
         module = Scope(self, {}, emit=True)
@@ -140,7 +147,7 @@ class FileAnalysis:
     def _walk_function(self, fn: Any, env: dict[str, Value], param: Value | str | None,
                        emit: bool) -> Scope:
         """Walk ``fn``; its parameters hold ``param`` (a string: each its own marked source)."""
-        scope = Scope(self, env, emit)
+        scope = Scope(self, env, emit, html_route=emit and fn.start_byte in self._html_routes)
         for i, (name, node) in enumerate(_parameters(fn, self.grammar)):
             if isinstance(param, str):
                 scope.env[name] = V.source({f"{param}{i}"})
@@ -172,6 +179,30 @@ class FileAnalysis:
             if callee is not None and self.spec.route_decorators.fullmatch(dotted(callee, self.grammar)):
                 return V.source({"http"})
         return UNKNOWN
+
+    def _is_html_route(self, fn: Any) -> bool:
+        """A handler whose returned string is sent as HTML (Flask's `@app.route`)."""
+        holder = fn.parent
+        if holder is None or holder.type != "decorated_definition":
+            return False
+        assert self.spec.html_routes is not None
+        for dec in holder.named_children:
+            if dec.type == "decorator" and dec.named_children:
+                call = dec.named_children[0]
+                target = call.child_by_field_name("function") if call.type == "call" else call
+                if target is not None and self.spec.html_routes.fullmatch(dotted(target, self.grammar)):
+                    return True
+        return False
+
+    def check_return(self, scope: Scope, node: Any, expr: Any) -> None:
+        """A string built from request data returned by an HTML handler (reflected XSS)."""
+        if expr.type in {"tuple", "expression_list"} and expr.named_children:
+            expr = expr.named_children[0]  # `return body, 200`
+        if expr.type not in RETURNED_TEXT:
+            return  # a dict or list is sent as JSON; a call's result is its own sink or not
+        value = scope.eval(expr)
+        if value.tainted and (value.built or expr.type == "string"):
+            self.hits.append(SinkHit(RETURN_SINK, node, value, "return"))
 
     def _annotated(self, param: Any) -> bool:
         """A Java parameter bound from the request (`@RequestParam String q`)."""

@@ -47,6 +47,7 @@ class Scope:
     emit: bool
     returns: list[Value] = field(default_factory=list)
     nested: list[Any] = field(default_factory=list)
+    html_route: bool = False  # a web handler whose returned string is the HTML response
 
     # -- statements -------------------------------------------------------------------
     def visit(self, node: Any, weak: bool = False) -> None:
@@ -84,6 +85,8 @@ class Scope:
         elif kind in g.returns:
             for child in node.named_children:
                 self.returns.append(self.eval(child))
+                if self.html_route and self.emit:
+                    self.fa.check_return(self, node, child)
         inner = weak or kind in g.branches
         for child in node.named_children:
             self.visit(child, inner)

@@ -101,6 +101,7 @@ class TaintSpec:
     lasts: frozenset[bytes] = frozenset()    # last names of the non-wildcard sink patterns
     wild_prefixes: tuple[bytes, ...] | None = ()  # literal starts of wildcard-last patterns (None: any)
     wild_heads: tuple[bytes, ...] = ()       # their first segments
+    html_routes: re.Pattern[str] | None = None  # decorators of handlers returning HTML
     wild_assign: bool = False                # some assignment sink's last name has a wildcard
     # answers of the lookups below, which depend only on their arguments: a tree's names
     # repeat (`os.path.join`, `self.x`), and each lookup tries many patterns
@@ -250,6 +251,7 @@ def _build(data: dict[str, Any]) -> TaintSpec:
         sources=sources,
         route_decorators=_matcher(list(data.get("route_decorators") or [])),
         route_param_skip=frozenset(data.get("route_param_skip") or []),
+        html_routes=_matcher(list(data.get("html_route_decorators") or [])),
         sanitizers=tuple(Sanitizer(_matcher(list(s["calls"])) or re.compile("$^"),
                                    frozenset(s["clears"]))
                          for s in data.get("sanitizers") or []),
