@@ -84,6 +84,7 @@ class FileAnalysis:
         self.aliases = IMPORTS.get(_family(language), no_imports)(root, language, captures.get("i", []))
         self.functions = _function_index(captures.get("f", []), self.grammar)
         self._candidate_nodes = captures.get("c", [])
+        self.folds = language == "python"  # constants, containers and dead branches
         self.hits: list[SinkHit] = []
         self._candidates: list[int] = []
         self._summaries: dict[int, Summary | None] = {}
@@ -201,7 +202,7 @@ class FileAnalysis:
         if expr.type not in RETURNED_TEXT:
             return  # a dict or list is sent as JSON; a call's result is its own sink or not
         value = scope.eval(expr)
-        if value.tainted and (value.built or expr.type == "string"):
+        if value.tainted and not value.safe_for("xss") and (value.built or expr.type == "string"):
             self.hits.append(SinkHit(RETURN_SINK, node, value, "return"))
 
     def _annotated(self, param: Any) -> bool:
@@ -245,6 +246,10 @@ class FileAnalysis:
         kinds = self.spec.source_kinds(raw) | self.spec.source_kinds(name) if raw else frozenset()
         if kinds and clears is None:  # `params[:id].to_i` is a sanitizer's result, not a source
             return V.source(kinds)
+        if self.folds:
+            known = scope.known_get(node)
+            if known is not None:
+                return known
         args = [scope.eval(a) for a in self.call_arguments(node)]
         receiver = self._receiver(scope, target)
         if clears is not None:
