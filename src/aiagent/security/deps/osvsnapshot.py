@@ -104,7 +104,7 @@ def _plain(data: Any) -> Any:
         return [_plain(v) for v in data]
     if isinstance(data, dt.datetime):
         if data.tzinfo is not None:
-            data = data.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            data = data.astimezone(dt.UTC).replace(tzinfo=None)
         return data.isoformat() + "Z"
     if isinstance(data, dt.date):
         return data.isoformat()
