@@ -116,6 +116,23 @@ def test_db_import_then_audit_uses_it(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "no such file or folder" in bad.output
 
 
+def test_db_import_reads_osv_yaml_with_real_timestamps(tmp_path: Path) -> None:
+    # PyPA's advisory-database writes OSV records as YAML; unquoted times load as datetimes
+    folder = tmp_path / "pypa" / "vulns" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "PYSEC-0000-1.yaml").write_text(
+        "id: PYSEC-0000-1\nmodified: 2024-05-04T12:30:00.123456Z\npublished: 2021-01-02\n"
+        "affected:\n- package: {name: demo-pkg, ecosystem: PyPI}\n  ranges:\n"
+        "  - type: ECOSYSTEM\n    events: [{introduced: '0'}, {fixed: '1.2'}]\n")
+    db = tmp_path / "osv.sqlite"
+    result = CliRunner().invoke(security, ["db", "import", str(tmp_path / "pypa"), "--db", str(db)])
+    assert result.exit_code == 0 and "imported 1 advisories" in result.output, result.output
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "requirements.txt").write_text("demo-pkg==1.0\n")
+    data = json.loads(invoke(str(tmp_path / "app"), "--osv-db", str(db), "-o", "json").output)
+    assert "PYSEC-0000-1" in {f["id"] for f in data["findings"]}
+
+
 @pytest.mark.skipif(not AIAGENT.exists(), reason="console script not installed")
 def test_real_cli_end_to_end(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_DATA_HOME": str(tmp_path / "d"),

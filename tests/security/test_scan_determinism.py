@@ -45,7 +45,7 @@ def _tree(root: Path) -> list[tuple[str, str, int]]:
         text = PAIR.format(n=n, filler=filler)
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-        expected.append(("PY-EVAL-001", rel, text.splitlines().index("    exec(code)") + 1))
+        expected.append(("PY-EVAL-002", rel, text.splitlines().index("    exec(code)") + 1))
     return sorted(expected)
 
 

@@ -39,6 +39,9 @@ CASES = {
     "SECRET-DISCORD-WEBHOOK": j("https://discord.com/api/webhooks/", "123456789012345678/", (R36 * 2)[:68]),
     "SECRET-TELEGRAM-BOT-TOKEN": j("bot = '123456789:AA", R36[:33], "'"),
     "SECRET-OPENAI-KEY": j("sk-proj-", R36[:20], "T3Blbk", "FJ", R36[:20]),
+    "SECRET-OPENAI-PROJECT-KEY": j("OPENAI_API_KEY=sk-proj", "-", (R36 * 2)[:48]),
+    "SECRET-OPENAI-LEGACY-KEY": j('key = "sk', "-", (R36 * 2)[:48], '"'),
+    "SECRET-AZURE-CLIENT-SECRET": j('AZURE_CLIENT_SECRET="', "Ab1", "8Q~", R36[:34], '"'),
     "SECRET-ANTHROPIC-KEY": j("sk-ant-", "api03-", (R36 * 3)[:93], "AA"),
     "SECRET-HUGGINGFACE-TOKEN": j("hf", "_", "ZqLwNpRtXvBnMcKdHfGjYsUaQeWrTyUiOp"),
     "SECRET-GROQ-KEY": j("gsk", "_", (R36 * 2)[:52]),
@@ -142,3 +145,30 @@ def test_password_templates_and_echoed_names_are_not_secrets() -> None:
         ("SECRET-PASSWORD-ASSIGNMENT", 3)]
     real_kt = kotlin + 'val dbPassword = "Xk9-mQ2vRt7pLw:$user"\n'  # mostly literal
     assert [f.location.start_line for f in scan(real_kt, rel="src/Db.kt", lang="kotlin")] == [2]
+
+
+def test_docker_command_line_secrets_are_all_found_and_masked(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from click.testing import CliRunner
+
+    from aiagent.frontends.cli.security_audit import security_audit
+
+    github, openai = j("ghp", "_", R36), j("sk-proj", "-", (R36 * 2)[:48])
+    (tmp_path / "deploy.sh").write_text(
+        f"docker run -e GITHUB_TOKEN={github} -e OPENAI_API_KEY={openai} app\n")
+    outputs = {fmt: CliRunner().invoke(security_audit, [str(tmp_path), "-o", fmt, "--no-cache"]).output
+               for fmt in ("json", "sarif", "markdown")}
+    ids = {f["id"] for f in json.loads(outputs["json"])["findings"]}
+    assert {"SECRET-GITHUB-TOKEN", "SECRET-OPENAI-PROJECT-KEY"} <= ids
+    for fmt, text in outputs.items():
+        assert R36 not in text and (R36 * 2)[:48] not in text, fmt
+        assert "ghp_" in text, fmt  # the masked form keeps the prefix
+
+
+def test_unknown_token_shapes_are_masked_in_evidence() -> None:
+    from aiagent.engines.security.redaction import redact_secrets
+
+    # too short for the GitLab rule (20+), still a credential's shape: masked anyway
+    text = redact_secrets(j("TOKEN=glpat", "-", R36[:18], " and sk-live-", R36[:20]))
+    assert R36[:18] not in text and R36[:20] not in text and "glpa…#" in text

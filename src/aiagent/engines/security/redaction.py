@@ -11,6 +11,7 @@ fingerprints, which include the evidence, stay stable from run to run.
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -38,11 +39,34 @@ def _scanner() -> SecretsScanner:
     return SecretsScanner()
 
 
+#: Token shapes masked even when no rule reports them (a prefix that only credentials use,
+#: then a long run of token characters): evidence never shows a credential whole because
+#: its exact format changed or a rule's entropy floor was not met.
+SHAPES = re.compile(
+    rb"\b(?:(?:sk|rk|pk)[-_](?:live|test|proj|svcacct|admin|ant)[-_][A-Za-z0-9_-]{16,}"
+    rb"|sk-[A-Za-z0-9_-]{32,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
+    rb"|glpat-[A-Za-z0-9_.-]{16,}|xox[a-z]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,}"
+    rb"|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{30,}|AKIA[0-9A-Z]{16}"
+    rb"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})")
+
+
+def _spans(data: bytes) -> list[tuple[int, int]]:
+    spans = sorted([*_scanner().secret_spans(data), *(m.span() for m in SHAPES.finditer(data))])
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def redact_secrets(text: str) -> str:
-    """``text`` with every secret the secret rules find in it masked."""
+    """``text`` with every secret the secret rules find in it, and every token of a
+    credential's shape (``SHAPES``), masked."""
     if not text:
         return text
-    spans = _scanner().secret_spans(text.encode("utf-8", "surrogateescape"))
+    spans = _spans(text.encode("utf-8", "surrogateescape"))
     if not spans:
         return text
     data = text.encode("utf-8", "surrogateescape")

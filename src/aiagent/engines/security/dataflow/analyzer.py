@@ -35,6 +35,9 @@ from aiagent.engines.security.dataflow.spec import Sink, TaintSpec, spec_for
 from aiagent.engines.security.dataflow.value import CONSTANT, UNKNOWN, Value
 
 PARAM = "~param"
+RETURN_SINK = Sink("xss", "return", False, (), None, None, None)
+RETURNED_TEXT = frozenset({"identifier", "string", "concatenated_string", "binary_operator",
+                           "parenthesized_expression", "subscript"})
 LOOKUPS = frozenset({"get", "__getitem__"})
 MAX_SUMMARY_DEPTH = 3
 
@@ -81,13 +84,18 @@ class FileAnalysis:
         self.aliases = IMPORTS.get(_family(language), no_imports)(root, language, captures.get("i", []))
         self.functions = _function_index(captures.get("f", []), self.grammar)
         self._candidate_nodes = captures.get("c", [])
+        self.folds = language == "python"  # constants, containers and dead branches
         self.hits: list[SinkHit] = []
         self._candidates: list[int] = []
         self._summaries: dict[int, Summary | None] = {}
         self._depth = 0
+        self._html_routes: set[int] = set()
 
     def run(self) -> list[SinkHit]:
-        self._candidates = sorted(n.start_byte for n in self._candidate_nodes if self._may_sink(n))
+        self._html_routes = {fn.start_byte for fn in self.functions.values() if self._is_html_route(fn)} \
+            if self.spec.html_routes is not None else set()
+        self._candidates = sorted([*(n.start_byte for n in self._candidate_nodes if self._may_sink(n)),
+                                   *(b + 1 for b in self._html_routes)])
         if not self._candidates:
             return []
         module = Scope(self, {}, emit=True)
@@ -113,7 +121,7 @@ class FileAnalysis:
             target, assign = callee(node, g), False
         else:
             target, assign = node.child_by_field_name("left"), True
-        if target is None or not self._maybe_sink(target):
+        if target is None or (not (assign and self.spec.wild_assign) and not self._maybe_sink(target)):
             return False
         raw, name = self.names(target)
         return bool(raw) and bool(self.spec.sinks_for(name, raw, assign))
@@ -140,7 +148,7 @@ class FileAnalysis:
     def _walk_function(self, fn: Any, env: dict[str, Value], param: Value | str | None,
                        emit: bool) -> Scope:
         """Walk ``fn``; its parameters hold ``param`` (a string: each its own marked source)."""
-        scope = Scope(self, env, emit)
+        scope = Scope(self, env, emit, html_route=emit and fn.start_byte in self._html_routes)
         for i, (name, node) in enumerate(_parameters(fn, self.grammar)):
             if isinstance(param, str):
                 scope.env[name] = V.source({f"{param}{i}"})
@@ -172,6 +180,30 @@ class FileAnalysis:
             if callee is not None and self.spec.route_decorators.fullmatch(dotted(callee, self.grammar)):
                 return V.source({"http"})
         return UNKNOWN
+
+    def _is_html_route(self, fn: Any) -> bool:
+        """A handler whose returned string is sent as HTML (Flask's `@app.route`)."""
+        holder = fn.parent
+        if holder is None or holder.type != "decorated_definition":
+            return False
+        assert self.spec.html_routes is not None
+        for dec in holder.named_children:
+            if dec.type == "decorator" and dec.named_children:
+                call = dec.named_children[0]
+                target = call.child_by_field_name("function") if call.type == "call" else call
+                if target is not None and self.spec.html_routes.fullmatch(dotted(target, self.grammar)):
+                    return True
+        return False
+
+    def check_return(self, scope: Scope, node: Any, expr: Any) -> None:
+        """A string built from request data returned by an HTML handler (reflected XSS)."""
+        if expr.type in {"tuple", "expression_list"} and expr.named_children:
+            expr = expr.named_children[0]  # `return body, 200`
+        if expr.type not in RETURNED_TEXT:
+            return  # a dict or list is sent as JSON; a call's result is its own sink or not
+        value = scope.eval(expr)
+        if value.tainted and not value.safe_for("xss") and (value.built or expr.type == "string"):
+            self.hits.append(SinkHit(RETURN_SINK, node, value, "return"))
 
     def _annotated(self, param: Any) -> bool:
         """A Java parameter bound from the request (`@RequestParam String q`)."""
@@ -214,6 +246,10 @@ class FileAnalysis:
         kinds = self.spec.source_kinds(raw) | self.spec.source_kinds(name) if raw else frozenset()
         if kinds and clears is None:  # `params[:id].to_i` is a sanitizer's result, not a source
             return V.source(kinds)
+        if self.folds:
+            known = scope.known_get(node)
+            if known is not None:
+                return known
         args = [scope.eval(a) for a in self.call_arguments(node)]
         receiver = self._receiver(scope, target)
         if clears is not None:
@@ -242,7 +278,7 @@ class FileAnalysis:
         if obj is None:
             return None
         head = dotted(obj, self.grammar).split(".")[0]
-        if head and head not in scope.env and (head in self.aliases or (
+        if obj.type not in self.grammar.calls and head and head not in scope.env and (head in self.aliases or (
                 self.grammar.capitalized_types and head[:1].isupper())
                 or obj.type in self.grammar.constant_names):
             return None  # a module's or class's function, not a method of a value
@@ -449,7 +485,7 @@ def _function_index(nodes: list[Any], g: Grammar) -> dict[str, Any]:
 IMPORTS = {"python": python_imports, "javascript": javascript_imports, "go": go_imports}
 QUERIES = {  # named functions (@f); every call and assignment (@c), kept if it names a sink;
     # imports (@i, names.IMPORT_QUERIES): one query pass per file
-    "python": "(function_definition) @f (call) @c (assignment left: (attribute)) @c "
+    "python": "(function_definition) @f (call) @c (assignment left: [(attribute) (subscript)]) @c "
               + IMPORT_QUERIES["python"],
     "javascript": "[(function_declaration) (method_definition)] @f"
                   " (variable_declarator value: [(arrow_function) (function_expression)]) @f"

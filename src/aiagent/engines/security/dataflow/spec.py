@@ -101,6 +101,8 @@ class TaintSpec:
     lasts: frozenset[bytes] = frozenset()    # last names of the non-wildcard sink patterns
     wild_prefixes: tuple[bytes, ...] | None = ()  # literal starts of wildcard-last patterns (None: any)
     wild_heads: tuple[bytes, ...] = ()       # their first segments
+    html_routes: re.Pattern[str] | None = None  # decorators of handlers returning HTML
+    wild_assign: bool = False                # some assignment sink's last name has a wildcard
     # answers of the lookups below, which depend only on their arguments: a tree's names
     # repeat (`os.path.join`, `self.x`), and each lookup tries many patterns
     _memo: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
@@ -249,6 +251,7 @@ def _build(data: dict[str, Any]) -> TaintSpec:
         sources=sources,
         route_decorators=_matcher(list(data.get("route_decorators") or [])),
         route_param_skip=frozenset(data.get("route_param_skip") or []),
+        html_routes=_matcher(list(data.get("html_route_decorators") or [])),
         sanitizers=tuple(Sanitizer(_matcher(list(s["calls"])) or re.compile("$^"),
                                    frozenset(s["clears"]))
                          for s in data.get("sanitizers") or []),
@@ -264,7 +267,9 @@ def _build(data: dict[str, Any]) -> TaintSpec:
         any_receiver=any(p.startswith("*.") for p in sources),
         lasts=frozenset(s.pattern.rsplit(".", 1)[-1].encode() for s in sinks
                         if not _wild_last(s.pattern)),
-        wild_prefixes=(wild := _wild_prefixes(sinks)),
+        # assignment sinks with a wildcard last name (`*session`) skip the pre-check instead
+        wild_prefixes=(wild := _wild_prefixes(tuple(s for s in sinks if not s.assign))),
+        wild_assign=any(s.assign and _wild_last(s.pattern) for s in sinks),
         wild_heads=tuple(sorted({p.split(b".", 1)[0] for p in wild or ()})),
     )
 
@@ -313,6 +318,8 @@ def _keywords(sinks: tuple[Sink, ...]) -> tuple[bytes, ...] | None:
         word = sink.pattern.rsplit(".", 1)[-1]
         if _wild_last(sink.pattern):
             word = _prefix(sink.pattern).split(".")[0]
+            if not word:  # `*session`: the literal text after the last wildcard
+                word = re.split(r"[*?\[\]]", sink.pattern)[-1].split(".")[-1]
             if not word:
                 return None
         words.add(word.encode())

@@ -73,7 +73,7 @@ def decode(source: str, raw: bytes, is_yaml: bool) -> Iterator[dict[str, Any]]:
         if is_yaml:
             import yaml
 
-            data = yaml.safe_load(raw)
+            data = _plain(yaml.safe_load(raw))
         else:
             data = json.loads(raw)
     except (ValueError, UnicodeDecodeError, ImportError) as exc:
@@ -92,6 +92,23 @@ def decode(source: str, raw: bytes, is_yaml: bool) -> Iterator[dict[str, Any]]:
         if not isinstance(record.get("affected", []), list):
             raise SecurityConfigError(source, f"{record['id']}.affected", "must be a list")
         yield record
+
+
+def _plain(data: Any) -> Any:
+    """YAML reads `modified: 2021-05-04T12:00:00Z` as a datetime: back to the OSV text form."""
+    import datetime as dt
+
+    if isinstance(data, dict):
+        return {k: _plain(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_plain(v) for v in data]
+    if isinstance(data, dt.datetime):
+        if data.tzinfo is not None:
+            data = data.astimezone(dt.UTC).replace(tzinfo=None)
+        return data.isoformat() + "Z"
+    if isinstance(data, dt.date):
+        return data.isoformat()
+    return data
 
 
 def slim(record: dict[str, Any], ecosystems: Iterable[str] = ECOSYSTEMS) -> dict[str, Any] | None:

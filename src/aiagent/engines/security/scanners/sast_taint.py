@@ -46,7 +46,28 @@ def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any, dat
                 continue
             seen.add(key)
             out.append((rule, hit.node))
-    return out
+    return _most_severe_per_line(out)
+
+
+def _most_severe_per_line(found: list[tuple[SastRule, Any]]) -> list[tuple[SastRule, Any]]:
+    """A sink call inside another of the same CWE is one finding (`eval(compile(x))`): the
+    most severe rule's, else the outer call's. Separate calls on a line stay separate."""
+    dropped: set[int] = set()
+    for i, (rule, node) in enumerate(found):
+        for j, (other, outer) in enumerate(found):
+            if i == j or j in dropped or rule.cwe != other.cwe or not _within(node, outer):
+                continue
+            if other.severity.rank >= rule.severity.rank:
+                dropped.add(i)
+            else:
+                dropped.add(j)
+            break
+    return [f for i, f in enumerate(found) if i not in dropped]
+
+
+def _within(inner: Any, outer: Any) -> bool:
+    return (outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+            and (outer.start_byte, outer.end_byte) != (inner.start_byte, inner.end_byte))
 
 
 def taint_query(language: str) -> str:
@@ -55,8 +76,15 @@ def taint_query(language: str) -> str:
     return query_source(language) if supported(language) else ""
 
 
+# Source kinds that are not input: only a rule naming them in ``sources`` asks for them.
+NOT_INPUT = frozenset({"weakrand"})
+
+
 def accepts(rule: SastRule, hit: SinkHit) -> bool:
     value, sink = hit.value, hit.sink
+    if value.sources & NOT_INPUT and not set(rule.sources or ()) & NOT_INPUT:
+        value = Value(value.dynamic, value.sources - NOT_INPUT, value.built, value.cleared,
+                      value.text, value.literal)
     if rule.requires == "call":
         return True
     if value.safe_for(sink.sink_class):
