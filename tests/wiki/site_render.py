@@ -5,6 +5,7 @@ one); nothing else is fetched — any request off loopback is aborted and counte
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import shutil
@@ -76,12 +77,10 @@ def drawn(root: Path, routes: dict[str, int], wait_ms: int = 20000) -> tuple[dic
         for route, expected in routes.items():
             page.goto(base + route, wait_until="load")
             if expected:
-                try:
+                with contextlib.suppress(Exception):  # the count below says what is missing
                     page.wait_for_function(f"() => document.querySelectorAll("
                                            f"'.mermaid svg, .docusaurus-mermaid-container svg').length >= {expected}",
                                            timeout=wait_ms)
-                except Exception:  # noqa: BLE001 - the count below says what is missing
-                    pass
             out[route] = Drawn(**page.evaluate(READ_DIAGRAMS))
         browser.close()
     return out, blocked

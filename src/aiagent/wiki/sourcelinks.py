@@ -54,9 +54,9 @@ def web_base(root: Path) -> str:
         return ""
     kind, repo = found
     commit = _git(root, "rev-parse", "HEAD")
-    branch = _git(root, "rev-parse", "--abbrev-ref", "HEAD")
+    branch = _git(root, "symbolic-ref", "--short", "HEAD")  # "" when detached
     pushed = bool(commit) and bool(_git(root, "branch", "-r", "--contains", commit))
-    rev = commit if pushed or branch in ("", "HEAD") else branch
+    rev = commit if pushed or not branch else branch
     if not rev:
         return ""
     prefix = _git(root, "rev-parse", "--show-prefix")
