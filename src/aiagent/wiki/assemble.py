@@ -41,7 +41,9 @@ def assemble(ctx: Context) -> list[Page]:
     pages += [module_page(ctx, m) for m in ctx.modules]
     from aiagent.wiki.steeringpages import missing_pages
 
-    pages += code_structure(ctx) + testing(ctx) + security(ctx) + [glossary(ctx)]
+    from aiagent.wiki.suggestionpages import suggestion_pages
+
+    pages += code_structure(ctx) + testing(ctx) + security(ctx) + suggestion_pages(ctx) + [glossary(ctx)]
     pages += ctx.extra_pages + missing_pages(ctx.steering, {p.path for p in ctx.extra_pages}, ctx.page_note)
     return [with_sections(ctx, p) for p in pages]
 
