@@ -40,7 +40,6 @@ def assemble(ctx: Context) -> list[Page]:
     pages = [overview(ctx), architecture(ctx), dependencies(ctx), modules_index(ctx)]
     pages += [module_page(ctx, m) for m in ctx.modules]
     from aiagent.wiki.steeringpages import missing_pages
-
     from aiagent.wiki.suggestionpages import suggestion_pages
 
     pages += code_structure(ctx) + testing(ctx) + security(ctx) + suggestion_pages(ctx) + [glossary(ctx)]
