@@ -149,7 +149,7 @@ def test_docusaurus_build_draws_every_diagram(run_cli, tmp_path: Path) -> None:
     generate(run_cli, project, out, "docusaurus")
     (out / "node_modules").symlink_to(prefix / "node_modules")
     proc = subprocess.run([str(out / "node_modules" / ".bin" / "docusaurus"), "build"], cwd=out,
-                          capture_output=True, text=True, timeout=900, env={**os.environ, "CI": "true"})
+                          capture_output=True, text=True, timeout=1500, env={**os.environ, "CI": "true"})
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert "[WARNING]" not in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-3000:]
     assert (out / "build" / "source" / "app" / "core" / "prices.py").is_file()
