@@ -6,6 +6,7 @@ from the offline audit; the model's review is added to ``auth-review.md`` (throu
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from aiagent.wiki.assemble import Context
 from aiagent.wiki.pages import Page, cell, code, page_link, table
@@ -16,12 +17,12 @@ MAX_ROWS = 100
 ORDER = ["critical", "high", "medium", "low", "info"]
 
 
-def _sorted(findings: list) -> list:
+def _sorted(findings: list[Any]) -> list[Any]:
     return sorted(findings, key=lambda f: (ORDER.index(f.severity.value) if f.severity.value in ORDER else 9,
                                            f.location.file, f.location.start_line))
 
 
-def _rows(ctx: Context, path: str, findings: list) -> str:
+def _rows(ctx: Context, path: str, findings: list[Any]) -> str:
     from aiagent.wiki.securitypages import where
 
     rows = [[f.severity.value, cell(f.title), code(f.cwe) if f.cwe else "",
@@ -58,7 +59,7 @@ def data_flow(ctx: Context) -> Page:
 def recommendations(ctx: Context) -> Page:
     """One line per remediation, with how many findings it fixes (worst first)."""
     path = "security/recommendations.md"
-    fixes: dict[str, list] = {}
+    fixes: dict[str, list[Any]] = {}
     for f in _sorted(ctx.audit.findings):
         text = " ".join((f.remediation or "").split())
         if text:
