@@ -147,7 +147,12 @@ def test_docusaurus_build_draws_every_diagram(run_cli, tmp_path: Path) -> None:
     project = demo(tmp_path / "demo")
     out = tmp_path / "du"
     generate(run_cli, project, out, "docusaurus")
-    (out / "node_modules").symlink_to(prefix / "node_modules")
+    # the site's own node_modules (one link per package): webpack keeps its cache in
+    # node_modules/.cache, and a cache shared between two sites breaks the second build
+    (out / "node_modules").mkdir()
+    for entry in (prefix / "node_modules").iterdir():
+        if entry.name != ".cache":
+            (out / "node_modules" / entry.name).symlink_to(entry)
     proc = subprocess.run([str(out / "node_modules" / ".bin" / "docusaurus"), "build"], cwd=out,
                           capture_output=True, text=True, timeout=1500, env={**os.environ, "CI": "true"})
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
