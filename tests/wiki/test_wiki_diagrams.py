@@ -44,7 +44,7 @@ def test_every_mermaid_block_renders(run_cli, tmp_path: Path) -> None:
         proc = run_cli("wiki", str(repo), "--no-security")
         assert proc.returncode == 0, proc.stderr
         found += blocks(repo / "docs" / "wiki", "mermaid")
-        assert name != "hostile" or any("#34;" in b for b in found)  # the quote was escaped, not dropped
+        assert name != "hostile" or any("#quot;" in b for b in found)  # the quote was escaped, not dropped
     results = render_all(found)
     assert len(results) == len(found) > 5
     assert [r for r in results if r != "ok"] == []

@@ -40,8 +40,9 @@ def assemble(ctx: Context) -> list[Page]:
     pages = [overview(ctx), architecture(ctx), dependencies(ctx), modules_index(ctx)]
     pages += [module_page(ctx, m) for m in ctx.modules]
     from aiagent.engines.wiki.steeringpages import missing_pages
+    from aiagent.engines.wiki.suggestionpages import suggestion_pages
 
-    pages += code_structure(ctx) + testing(ctx) + security(ctx) + [glossary(ctx)]
+    pages += code_structure(ctx) + testing(ctx) + security(ctx) + suggestion_pages(ctx) + [glossary(ctx)]
     pages += ctx.extra_pages + missing_pages(ctx.steering, {p.path for p in ctx.extra_pages}, ctx.page_note)
     return [with_sections(ctx, p) for p in pages]
 

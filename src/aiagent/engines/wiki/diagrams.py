@@ -59,14 +59,16 @@ def _short(label: str) -> str:
     return label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1] + "…"
 
 
+MERMAID_ENTITIES = {'"': "#quot;", "<": "#lt;", ">": "#gt;", "&": "#amp;", "#": "#35;", "`": "#96;"}
+
+
 def mermaid_label(label: str) -> str:
-    """A quoted Mermaid label: quotes and markup characters as HTML entities."""
+    """A quoted Mermaid label. Inside quotes Mermaid takes brackets, parentheses, pipes and
+    semicolons as text, so they stay as written; only the quote, the HTML markup characters,
+    ``#`` (an entity's start) and the back-quote (a Markdown string) become entity codes."""
     out = []
     for ch in _short(label):
-        if ch in '"#<>&;`[]{}()|' or ord(ch) < 32:
-            out.append(f"#{ord(ch)};")
-        else:
-            out.append(ch)
+        out.append(MERMAID_ENTITIES.get(ch, " " if ord(ch) < 32 else ch))
     return '"' + "".join(out) + '"'
 
 

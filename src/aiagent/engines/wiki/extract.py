@@ -85,8 +85,12 @@ def generic_file(root: Any, fm: FileModel) -> None:
 
 
 def _symbol(node: Any, name: str, kind: str, fm: FileModel) -> Symbol:
-    first = _text(node).split("\n", 1)[0].strip()
-    signature = first.rstrip("{").rstrip() if len(first) <= 160 else first[:157] + "..."
+    from aiagent.engines.wiki.pyextract import head_text
+
+    body = node.child_by_field_name("body")
+    first = head_text(node, body.start_byte) if body is not None else _text(node).split("\n", 1)[0].strip()
+    first = first.rstrip("{").rstrip()
+    signature = first if len(first) <= 160 else first[:157] + "..."
     return Symbol(kind, name, name, fm.rel, node.start_point[0] + 1, node.end_point[0] + 1,
                   signature, _leading_comment(node), _is_public(fm.language, name, node))
 

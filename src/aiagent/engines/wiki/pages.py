@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
@@ -16,17 +16,37 @@ class Page:
     body: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Links:
-    """Where the wiki will live, so pages can link to source files as ``file#Lline``."""
+    """Where the wiki will live, so pages can link to source files (see
+    :mod:`aiagent.engines.wiki.sourcelinks`): the repository's web view, a copy inside the site, or
+    (plain Markdown) the file in the project, each with a ``#Lline`` anchor."""
 
     root: Path  # the project
-    output: Path  # the final wiki folder
+    output: Path  # the final wiki folder (the pages' folder)
+    fmt: str = "markdown"
+    web: str = ""  # the web view's base URL ending with "/", or ""
+    copied: set[str] = field(default_factory=set)  # project files the site carries a copy of
 
     def source(self, page: str, rel: str, line: int = 0) -> str:
+        anchor = f"#L{line}" if line else ""
+        if self.web:
+            return self.web + quote(rel, safe="/.-_~") + anchor
+        if self.fmt != "markdown":
+            from aiagent.engines.wiki.sourcelinks import site_link
+
+            self.copied.add(rel)
+            return site_link(self.fmt, page, rel) + anchor
         page_dir = self.output / posixpath.dirname(page)
         target = quote(os.path.relpath(self.root / rel, page_dir).replace(os.sep, "/"), safe="/.-_~")
-        return f"{target}#L{line}" if line else target
+        return target + anchor
+
+    def copies(self) -> dict[str, Path]:
+        """Site path -> project file, for every referenced file the site carries."""
+        from aiagent.engines.wiki.sourcelinks import copy_target
+
+        return {copy_target(self.fmt, rel): self.root / rel for rel in sorted(self.copied)
+                if (self.root / rel).is_file()}
 
 
 def page_link(src_page: str, dst_page: str) -> str:

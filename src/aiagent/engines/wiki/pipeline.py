@@ -30,6 +30,7 @@ class WikiRequest:
     analyst: Analyst | None = None  # the model passes; None: the static wiki
     tests: TestOptions | None = None  # --test-report: run the project's tests
     skills: tuple[SkillWiki, ...] = ()  # the wiki contributions of the active skills
+    mermaid_js: Path | None = None  # a local mermaid.min.js for the mkdocs and Hugo sites
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,10 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
     previous = load_previous(output)
     todo = plan(previous, hashes, modules, req.fmt, req.full, prompts_for(req.analyst))
     say(_plan_line(todo))
-    ctx = Context(model, modules, Links(root, pages_dir(output, req.fmt)), steering,
+    from aiagent.engines.wiki.sourcelinks import web_base
+
+    links = Links(root, pages_dir(output, req.fmt), req.fmt, web_base(root))
+    ctx = Context(model, modules, links, steering,
                   diagram_format=req.diagram_format)
     if req.security:
         ctx.audit, ctx.audit_error = _audit(root, output)
@@ -82,7 +86,8 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
     pages = assemble(ctx)
     pages += extra_pages(req, ctx, say)
     write_wiki(pages, output, req.fmt, title(ctx),
-               {MANIFEST: manifest_text(hashes, req.fmt, prompts_for(req.analyst), extra)})
+               {MANIFEST: manifest_text(hashes, req.fmt, prompts_for(req.analyst), extra)}, links.copies(),
+               req.mermaid_js)
     say(f"wrote {len(pages)} pages to {output}")
     for line in lines:
         say(line)

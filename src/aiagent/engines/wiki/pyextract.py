@@ -33,15 +33,36 @@ def _visit(node: Any, fm: FileModel, owner: Symbol | None) -> None:
 def _symbol(node: Any, fm: FileModel, owner: Symbol | None) -> Symbol:
     name = _text(node.child_by_field_name("name"))
     body = node.child_by_field_name("body")
-    end = body.start_byte if body is not None else node.end_byte
-    head = node.text[: end - node.start_byte].decode("utf-8", "replace")
-    signature = " ".join(head.strip().rstrip(":").split())
+    colon = [c for c in node.children if c.type == ":"]
+    end = colon[-1].start_byte if colon else body.start_byte if body is not None else node.end_byte
+    signature = head_text(node, end)
     kind = "class" if node.type == "class_definition" else ("method" if owner else "function")
     dunder = name.startswith("__") and name.endswith("__")
     public = (not name.startswith("_") or dunder) and (owner is None or owner.public)
     qualname = f"{owner.name}.{name}" if owner else name
     return Symbol(kind, name, qualname, fm.rel, node.start_point[0] + 1, node.end_point[0] + 1,
                   signature, _docstring(body) if body is not None else "", public)
+
+
+def head_text(node: Any, end: int) -> str:
+    """``node``'s text up to byte ``end`` on one line, without the comments in it (a comment
+    after ``def f():`` or beside a parameter is not part of the signature)."""
+    cuts: list[tuple[int, int]] = []
+    stack = list(node.children)
+    while stack:
+        child = stack.pop()
+        if child.start_byte >= end:
+            continue
+        if child.type == "comment":
+            cuts.append((child.start_byte, min(child.end_byte, end)))
+        else:
+            stack.extend(child.children)
+    text, at = bytearray(), node.start_byte
+    for start, stop in sorted(cuts):
+        text += node.text[at - node.start_byte: start - node.start_byte] + b" "
+        at = stop
+    text += node.text[at - node.start_byte: end - node.start_byte]
+    return " ".join(text.decode("utf-8", "replace").split())
 
 
 def _docstring(block: Any) -> str:

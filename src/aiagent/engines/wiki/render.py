@@ -18,6 +18,11 @@ from aiagent.engines.wiki.pages import Page
 
 FORMATS = ("markdown", "mkdocs", "hugo", "docusaurus")
 PAGES_DIRS = {"mkdocs": "docs", "hugo": "content", "docusaurus": "docs"}
+MERMAID_CDN = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.min.js"
+MERMAID_LOCAL = {"mkdocs": "docs/assets/mermaid.min.js", "hugo": "static/js/mermaid.min.js"}
+MKDOCS_INIT = "docs/assets/mermaid-init.js"
+# MkDocs leaves out dot-files by default; the copies of sources under source/ keep theirs
+MKDOCS_EXCLUDE = "/templates/\n.*\n!/source/**\n"
 SECTIONS = [("Architecture", "architecture/"), ("Modules", "modules/"), ("Code structure", "code-structure/"),
             ("Testing", "testing/"), ("Security", "security/"), ("Skill pages", "skill-contributed/"),
             ("Guides", "guides/"), ("Suggestions", "suggestions/")]
@@ -39,12 +44,19 @@ def check_output(output: Path) -> None:
 
 
 def write_wiki(pages: list[Page], output: Path, fmt: str, title: str,
-               extra: dict[str, str] | None = None) -> None:
-    """``extra``: files beside the pages (relative to ``output``), such as the manifest."""
+               extra: dict[str, str] | None = None, copies: dict[str, Path] | None = None,
+               mermaid_js: Path | None = None) -> None:
+    """``extra``: files beside the pages (relative to ``output``), such as the manifest;
+    ``copies``: project files copied into the site (site path -> file); ``mermaid_js``: a
+    local ``mermaid.min.js`` the mkdocs and Hugo sites carry (else they load it from a CDN)."""
     if fmt not in FORMATS:
         raise WikiError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     check_output(output)
-    pages, site = site_files(pages, fmt, title)
+    if mermaid_js is not None and not mermaid_js.is_file():
+        raise WikiError(f"{mermaid_js}: no such file (--mermaid-js wants a mermaid.min.js)")
+    local = MERMAID_LOCAL.get(fmt) if mermaid_js is not None else None
+    copies = {**(copies or {}), **({local: mermaid_js} if local and mermaid_js else {})}
+    pages, site = site_files(pages, fmt, title, local is not None)
     output.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.new-", dir=output.parent))
     try:
@@ -56,20 +68,25 @@ def write_wiki(pages: list[Page], output: Path, fmt: str, title: str,
         for name, text in {**site, **(extra or {})}.items():
             (staging / name).parent.mkdir(parents=True, exist_ok=True)
             (staging / name).write_text(text, encoding="utf-8")
+        for name, source in (copies or {}).items():
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, staging / name)
         _swap(staging, output)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
 
 
-def site_files(pages: list[Page], fmt: str, title: str) -> tuple[list[Page], dict[str, str]]:
+def site_files(pages: list[Page], fmt: str, title: str,
+               local_mermaid: bool = False) -> tuple[list[Page], dict[str, str]]:
     """The pages as ``fmt`` wants them, and the site's own files (relative to the output)."""
     from aiagent.engines.wiki import sites
 
     if fmt == "mkdocs":
-        return pages, {"mkdocs.yml": mkdocs_yaml(pages, title)}
+        init = sites.template("mkdocs/mermaid-init.js")
+        return pages, {"mkdocs.yml": mkdocs_yaml(pages, title, local_mermaid), MKDOCS_INIT: init}
     if fmt == "hugo":
-        return sites.hugo_pages(pages), sites.hugo_files(title)
+        return sites.hugo_pages(pages), sites.hugo_files(title, local_mermaid)
     if fmt == "docusaurus":
         return sites.docusaurus_pages(pages), sites.docusaurus_files(pages, title)
     return pages, {}
@@ -91,7 +108,7 @@ def _swap(staging: Path, output: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def mkdocs_yaml(pages: list[Page], title: str) -> str:
+def mkdocs_yaml(pages: list[Page], title: str, local_mermaid: bool = False) -> str:
     import yaml  # type: ignore[import-untyped]
 
     nav: list[object] = [{"Overview": "index.md"}]
@@ -100,6 +117,9 @@ def mkdocs_yaml(pages: list[Page], title: str) -> str:
         if entries:
             nav.append({name: entries})
     nav += [{p.title: p.path} for p in pages if "/" not in p.path and p.path != "index.md"]
+    mermaid = "assets/mermaid.min.js" if local_mermaid else MERMAID_CDN
     config = {"site_name": title or "Wiki", "docs_dir": "docs", "nav": nav,
-              "markdown_extensions": ["tables", "fenced_code"]}
+              "theme": {"name": "mkdocs", "highlightjs": False},  # its highlight.js comes from a CDN
+              "markdown_extensions": ["tables", "fenced_code"],
+              "extra_javascript": [mermaid, "assets/mermaid-init.js"], "exclude_docs": MKDOCS_EXCLUDE}
     return str(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))

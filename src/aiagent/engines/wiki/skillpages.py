@@ -128,7 +128,7 @@ def slug(text: str) -> str:
 
 def skill_pages(skills: tuple[SkillWiki, ...], ctx: Context | None = None) -> tuple[list[Page], list[str]]:
     """The pages, and one line per section that was skipped."""
-    del ctx  # templates are static; the context is there for analyzers later
+    values = placeholders(ctx) if ctx is not None else {}
     pages: list[Page] = []
     problems: list[str] = []
     used: set[str] = set()
@@ -141,9 +141,28 @@ def skill_pages(skills: tuple[SkillWiki, ...], ctx: Context | None = None) -> tu
                 continue
             path = _unique(slug(title), skill.name, used)
             body = (f"# {cell(title)}\n\n_Contributed by the skill {code(skill.name)} ({cell(skill.reason)})._\n\n"
-                    + inert_markdown(_without_title(text, title)))
+                    + inert_markdown(_without_title(fill(text, values), title)))
             pages.append(Page(path, title, body.rstrip() + "\n"))
     return pages, problems
+
+
+PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+
+
+def placeholders(ctx: Context) -> dict[str, str]:
+    """The values a template's ``{{ name }}`` placeholders take (plain text, made inert with
+    the rest of the template)."""
+    from aiagent.engines.wiki.assemble import title
+
+    model = ctx.model
+    return {"project_name": title(ctx), "module_count": str(len(ctx.modules)),
+            "file_count": str(len(model.files)), "line_count": str(model.total_lines),
+            "languages": ", ".join(sorted({f.language for f in model.files.values()}))}
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    """``{{ name }}`` replaced by its value; unknown names stay as written (no code runs)."""
+    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
 
 def _unique(base: str, skill: str, used: set[str]) -> str:

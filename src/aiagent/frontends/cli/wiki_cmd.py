@@ -25,6 +25,9 @@ if TYPE_CHECKING:
               help="Plain Markdown pages, or an MkDocs, Hugo or Docusaurus project.")
 @click.option("--diagrams", type=click.Choice(["mermaid", "dot", "d2"]), default="mermaid", show_default=True,
               help="Diagram format.")
+@click.option("--mermaid-js", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="A local mermaid.min.js for the mkdocs and Hugo sites to carry, so their "
+                   "diagrams draw offline (default: Mermaid 11 from jsDelivr when a page is viewed).")
 @click.option("--full", is_flag=True, help="Regenerate everything (ignore the manifest).")
 @click.option("--no-security", is_flag=True, help="Leave out the security chapter (no audit).")
 @click.option("--test-report", is_flag=True,
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
               help="Skills whose wiki sections to add under skill-contributed/ (besides those "
                    "the project's files trigger).")
 @model_options
-def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, full: bool, no_security: bool,
+def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: Path | None, full: bool, no_security: bool,
          test_report: bool, test_timeout: float, trust: bool, skills: tuple[str, ...],
          model: ModelRequest) -> int:
     """Generate a wiki of the project at PATH: modules, APIs, diagrams, tests, security."""
@@ -64,7 +67,7 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, full: bool, n
         analyst = make_analyst(model, path, say)
         req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
                           diagrams, not no_security, analyst, tests=tests,
-                          skills=_skills(settings, path, skills))
+                          skills=_skills(settings, path, skills), mermaid_js=mermaid_js)
         generate(req, say)
     except (WikiError, ConfigError) as exc:
         error, code = str(exc), int(getattr(exc, "exit_code", EXIT_USAGE))
