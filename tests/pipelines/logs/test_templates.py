@@ -78,11 +78,25 @@ def test_the_level_is_part_of_an_event() -> None:
 
 def test_a_varying_word_becomes_a_variable_and_spacing_is_kept() -> None:
     miner = TemplateMiner()
-    first = miner.add("Failed password for root from 10.1.2.3 port 22  ssh2")
-    assert miner.add("Failed password for admin from 10.9.8.7 port 4022  ssh2") == first
-    assert miner.template(first) == "Failed password for <*> from <*> port <*>  ssh2"
+    users = ["root", "admin", "guest", "oracle", "test", "ftp"]
+    ids = [miner.add(f"Failed password for {u} from 10.1.2.{i} port {22 + i}  ssh2")
+           for i, u in enumerate(users)]
+    # a few words there name events of their own; past max_keyed_words it is a variable
+    assert len({miner.resolve(i) for i in ids}) == 1
+    assert miner.template(ids[0]) == "Failed password for <*> from <*> port <*>  ssh2"
     other = miner.add("Accepted password for root from 10.1.2.3 port 22  ssh2")
-    assert miner.template(other) is not None
+    assert miner.template(other) == "Accepted password for <*> from <*> port <*>  ssh2"
+    assert miner.resolve(other) != miner.resolve(ids[0])
+
+
+def test_a_place_with_few_words_splits_events() -> None:
+    miner = TemplateMiner()
+    lines = [f"[instance: {n:08x}-aaaa-bbbb-cccc-{n:012x}] VM {state} (Lifecycle Event)"
+             for n, state in enumerate(["Started", "Paused", "Resumed", "Stopped"] * 5)]
+    ids = [miner.resolve(miner.add(line)) for line in lines]
+    assert len(set(ids)) == 4
+    assert miner.template(ids[2]) == "[instance: <*>] VM Resumed (Lifecycle Event)"
+    assert ids[0] == ids[4] != ids[1]
 
 
 def test_spark_and_hdfs_times_are_read() -> None:

@@ -15,9 +15,10 @@ the templates seen least are forgotten.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aiagent.engines.logs.rules import limits, patterns
 
@@ -41,6 +42,9 @@ class Cluster:
     prefix: list[str]  # at a VARIED place: what all the forms start with
     suffix: list[str]  # … and end with
     watch: list[int]  # VARIED places with something left to learn
+    keyed: list[int] = field(default_factory=list)  # places whose few words name events
+    values: dict[int, list[str]] = field(default_factory=dict)  # … the words seen there
+    events: dict[tuple[str, ...], int] = field(default_factory=dict)  # those words → event
     count: int = 0
 
 
@@ -49,38 +53,51 @@ class TemplateMiner:
         cfg = limits()["mining"]
         self.sim = float(cfg["sim_threshold"] if sim_threshold is None else sim_threshold)
         self.max_clusters = int(cfg["max_templates"])
+        self.max_keyed = int(cfg["max_keyed_words"])
         rules = patterns()
         self._variables = rules.variables
         self._inner = rules.inner_number
         self.clusters: dict[int, Cluster] = {}
         self._buckets: dict[tuple[str, int], list[Cluster]] = {}
-        self._exact: dict[tuple[str, tuple[str, ...]], Cluster] = {}
+        self._exact: dict[tuple[str, tuple[str, ...]], tuple[Cluster, int]] = {}
+        self._events: dict[int, tuple[Cluster, tuple[str, ...]]] = {}  # event → its words
+        self._alias: dict[int, int] = {}  # an event merged into an earlier one
         self._words: dict[str, tuple[str, str]] = {}
         self._next = 1
 
     # ---- mining ----------------------------------------------------------------------
 
     def add(self, message: str, level: str = "") -> int:
-        """The id of the template ``message`` belongs to (a new one if none is close)."""
+        """The id of the event ``message`` belongs to (a new one if no template is close).
+        Ids of events later merged into another resolve to it (:meth:`resolve`)."""
         parts = _SPLIT.split(message.strip())
         words = parts[0::2]
         seen = [self._word(w) for w in words]
         tokens = tuple(s[0] for s in seen)
         key = (level, tokens)
-        cluster = self._exact.get(key)
-        if cluster is None:
+        got = self._exact.get(key)
+        if got is None:
             cluster = self._match(level, tokens)
             if cluster is None:
                 cluster = self._new(level, tokens, parts[1::2], seen)
             else:
-                self._merge(cluster, tokens, seen)
+                self._merge(cluster, tokens)
+            got = (cluster, self._event(cluster, tokens))
             if len(self._exact) >= CACHE_LIMIT:
                 self._exact.clear()
-            self._exact[key] = cluster
+            self._exact[key] = got
+        cluster, event = got
         if cluster.watch:
             self._learn(cluster, seen)
         cluster.count += 1
-        return cluster.id
+        return self.resolve(event) if self._alias else event
+
+    def resolve(self, event: int) -> int:
+        """The event ``event`` was merged into (itself if none)."""
+        alias = self._alias
+        while event in alias:
+            event = alias[event]
+        return event
 
     def _word(self, word: str) -> tuple[str, str]:
         """A word's token for comparing (WILD for a variable) and its variable form."""
@@ -99,10 +116,11 @@ class TemplateMiner:
         best, best_sim = None, self.sim
         for cluster in self._buckets.get((level, len(tokens)), ()):
             equal = total = 0
-            for t, m in zip(cluster.tokens, tokens, strict=True):
+            values = cluster.values
+            for i, (t, m) in enumerate(zip(cluster.tokens, tokens, strict=True)):
                 if m != WILD:
                     total += 1
-                    if t == m:
+                    if t == m or (values and m in values.get(i, ())):
                         equal += 1
             sim = equal / total if total else 1.0
             if sim > best_sim or (sim == best_sim and (best is None or cluster.count > best.count)):
@@ -116,7 +134,6 @@ class TemplateMiner:
         n = len(tokens)
         cluster = Cluster(self._next, level, list(tokens), seps, [None] * n, [""] * n,
                           [""] * n, [])
-        self._next += 1
         for i, token in enumerate(tokens):
             if token == WILD:
                 self._vary(cluster, i, seen[i][1])
@@ -129,12 +146,66 @@ class TemplateMiner:
         cluster.forms[i] = cluster.prefix[i] = cluster.suffix[i] = form
         cluster.watch.append(i)
 
-    def _merge(self, cluster: Cluster, tokens: tuple[str, ...],
-               seen: list[tuple[str, str]]) -> None:
-        """Places where ``tokens`` differs from the template become variables."""
+    def _merge(self, cluster: Cluster, tokens: tuple[str, ...]) -> None:
+        """Places where ``tokens`` differs from the template: where both hold a plain word
+        the place is *keyed* (each word its own event: ``VM Started``, ``VM Stopped``)
+        until it has seen more than ``max_keyed_words`` words; then, as where a number or
+        an id differs, it becomes a variable and the events that differ only there merge."""
         for i, (t, m) in enumerate(zip(cluster.tokens, tokens, strict=True)):
-            if t != m and t != VARIED:
-                self._vary(cluster, i, self._first_form(cluster, i))
+            if t in (m, VARIED):
+                continue
+            known = cluster.values.get(i)
+            if known is not None:
+                if m in known:
+                    continue
+                if _plain(m) and len(known) < self.max_keyed:
+                    known.append(m)
+                    continue
+                self._unkey(cluster, i)
+            elif self.max_keyed > 1 and _plain(t) and _plain(m):
+                self._key(cluster, i, [t, m])
+                continue
+            self._vary(cluster, i, self._first_form(cluster, i))
+
+    def _key(self, cluster: Cluster, i: int, words: list[str]) -> None:
+        """Place ``i`` names events; the events so far all had the template's word there."""
+        cluster.values[i] = words
+        at = bisect.bisect(cluster.keyed, i)
+        cluster.keyed.insert(at, i)
+        word = cluster.tokens[i]
+        events = {}
+        for key, event in cluster.events.items():
+            longer = key[:at] + (word,) + key[at:]
+            events[longer] = event
+            self._events[event] = (cluster, longer)
+        cluster.events = events
+
+    def _unkey(self, cluster: Cluster, i: int) -> None:
+        """Place ``i`` is a variable after all: events differing only there merge into the
+        first of them."""
+        del cluster.values[i]
+        at = cluster.keyed.index(i)
+        del cluster.keyed[at]
+        events: dict[tuple[str, ...], int] = {}
+        for key, event in cluster.events.items():
+            shorter = key[:at] + key[at + 1:]
+            first = events.get(shorter)
+            if first is None:
+                events[shorter] = event
+                self._events[event] = (cluster, shorter)
+            else:
+                self._alias[event] = first
+                del self._events[event]
+        cluster.events = events
+
+    def _event(self, cluster: Cluster, tokens: tuple[str, ...]) -> int:
+        key = tuple(tokens[i] for i in cluster.keyed)
+        event = cluster.events.get(key)
+        if event is None:
+            event = cluster.events[key] = self._next
+            self._next += 1
+            self._events[event] = (cluster, key)
+        return event
 
     def _first_form(self, cluster: Cluster, i: int) -> str:
         token = cluster.tokens[i]
@@ -163,22 +234,31 @@ class TemplateMiner:
         ranked = sorted(self.clusters.values(), key=lambda c: c.count)
         for cluster in ranked[:len(ranked) // 2]:
             del self.clusters[cluster.id]
+            for event in cluster.events.values():
+                del self._events[event]
             self._buckets[(cluster.level, len(cluster.tokens))].remove(cluster)
         self._exact.clear()
 
     # ---- templates -------------------------------------------------------------------
 
-    def template(self, cluster_id: int) -> str | None:
-        """The template, ``<*>`` where a variable is (None once forgotten)."""
-        cluster = self.clusters.get(cluster_id)
-        if cluster is None:
+    def template(self, event: int) -> str | None:
+        """The event's template, ``<*>`` where a variable is (None once forgotten)."""
+        got = self._events.get(self.resolve(event))
+        if got is None:
             return None
+        cluster, key = got
+        words = dict(zip(cluster.keyed, key, strict=True))
         out = []
         for i, token in enumerate(cluster.tokens):
-            out.append(token if token != VARIED else _shown(cluster, i))
+            out.append(words.get(i, token) if token != VARIED else _shown(cluster, i))
             if i < len(cluster.seps):
                 out.append(cluster.seps[i])
         return _RUNS.sub(VAR, "".join(out))
+
+
+def _plain(token: str) -> bool:
+    """A word with a letter and no variable part: it may name an event."""
+    return token != WILD and VAR not in token and any(c.isalpha() for c in token)
 
 
 def _shown(cluster: Cluster, i: int) -> str:

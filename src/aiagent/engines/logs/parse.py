@@ -11,7 +11,7 @@ line, and gives the rows on a second reading.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -73,7 +73,7 @@ def parse_lines(lines: list[str]) -> Iterator[Row]:
     ids = [miner.add(s.message, s.level) for s in map(parser.split, lines)]
     for n, (line, cluster) in enumerate(zip(lines, ids, strict=True), 1):
         split = parser.split(line.rstrip("\r\n"))
-        yield _row(n, cluster, split, miner)
+        yield _row(n, miner.resolve(cluster), split, miner)
 
 
 def _row(n: int, cluster: int, split: Split, miner: TemplateMiner) -> Row:
@@ -113,6 +113,23 @@ class Mined:
             self._add(text.rstrip("\r\n"))
         if pending:
             self._learn(pending)
+        self._fold()
+
+    def _fold(self) -> None:
+        """Events the miner merged since their lines were counted: one entry each."""
+        for event in [e for e in self.stats if self.miner.resolve(e) != e]:
+            gone = self.stats.pop(event)
+            into = self.miner.resolve(event)
+            stats = self.stats.get(into)
+            if stats is None:
+                gone.template_id = into
+                self.stats[into] = gone
+                continue
+            stats.count += gone.count
+            stats.first_line = min(stats.first_line, gone.first_line)
+            stats.last_line = max(stats.last_line, gone.last_line)
+            stats.first_at = _least(stats.first_at, gone.first_at, min)
+            stats.last_at = _least(stats.last_at, gone.last_at, max)
 
     def _learn(self, lines: list[str]) -> None:
         self.parser.learn(lines)
@@ -139,13 +156,19 @@ class Mined:
     def rows(self, lines: Iterable[str]) -> Iterator[Row]:
         """Pass two over the same lines: a row each, with its final template."""
         templates: dict[int, str | None] = {}
-        for n, (text, cluster) in enumerate(zip(lines, self.ids, strict=False), 1):
+        for n, (text, event) in enumerate(zip(lines, self.ids, strict=False), 1):
+            cluster = self.miner.resolve(event)
             split = self.parser.split(text.rstrip("\r\n"))
             template = templates.get(cluster)
             if template is None:
                 template = templates[cluster] = self.miner.template(cluster)
             yield Row(n, cluster, template or split.message, split.level, split.timestamp,
                       split.fields, split.format)
+
+
+def _least(a: float | None, b: float | None, pick: Callable[[float, float], float]
+           ) -> float | None:
+    return b if a is None else a if b is None else pick(a, b)
 
 
 def decoded(stream: IO[bytes]) -> Iterator[str]:
