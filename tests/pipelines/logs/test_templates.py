@@ -182,3 +182,29 @@ def test_rare_templates_are_shown_and_levels_not_mixed() -> None:
     assert critical[0]["first_seen"] == "2024-05-01T12:02:30Z"
     rare = {c["template"]: c for c in report["rare_clusters"]}
     assert "reloaded settings from disk" in rare
+
+
+def test_paths_and_named_ids_are_one_variable() -> None:
+    miner = TemplateMiner()
+    a = miner.add("workerEnv.init() ok /etc/httpd/conf/workers2.properties")
+    assert miner.template(a) == "workerEnv.init() ok <*>"  # a path is a parameter
+    b = miner.add("Saved output of task 'attempt_1445144423722_0020_m_000000_0' to "
+                  "hdfs://10.10.34.11:9000/pjhe/test/1/_temporary/0")
+    assert miner.template(b) == "Saved output of task 'attempt_<*>' to hdfs://<*>"
+    c = miner.add(r"Loading hive: \\?\C:\Windows\servicing\Packages\x.mum, done")
+    assert miner.template(c) == "Loading hive: <*>, done"
+    d = miner.add("Found block rdd_2_3 locally")
+    assert miner.add("Found block rdd_17_0 locally") == d
+    assert miner.template(d) == "Found block rdd_<*> locally"
+
+
+def test_a_varied_place_keeps_what_all_its_values_share_up_to_a_word_edge() -> None:
+    miner = TemplateMiner()
+    hosts = ["rhost=10.0.0.1", "rhost=host-1.example.net", "rhost=srv.b.org", "rhost=x.y",
+             "rhost=a.b", "rhost=q"]
+    ids = [miner.add(f"authentication failure; {h}") for h in hosts]
+    assert miner.template(ids[0]) == "authentication failure; rhost=<*>"
+    ids = [miner.add(f"{h}:{p} open through proxy")
+           for h, p in (("www.google.com", 443), ("mail.yahoo.jp", 80), ("api.x.org", 8080),
+                        ("cdn.y.net", 443), ("a.b", 1), ("b.c", 2))]
+    assert miner.template(ids[0]) == "<*>:<*> open through proxy"

@@ -27,8 +27,8 @@ VARIED = ""  # in a template's tokens: the messages differ here
 VAR = "<*>"
 _SPLIT = re.compile(r"(\s+)")
 _RUNS = re.compile(r"(?:<\*>)+")
-_EDGE = re.compile(r"[^A-Za-z0-9]*")
-_EDGE_END = re.compile(r"[^A-Za-z0-9]*$")
+_HEAD = re.compile(r".*[^A-Za-z0-9<*]|")  # up to the last character that ends a word
+_TAIL = re.compile(r"(?:[^A-Za-z0-9>*].*)?$")  # from the first that starts one
 CACHE_LIMIT = 100_000
 
 
@@ -262,9 +262,11 @@ def _plain(token: str) -> bool:
 
 
 def _shown(cluster: Cluster, i: int) -> str:
+    """A varied place: its form while all agree, else what all its forms start and end
+    with up to a word's edge (``rhost=<*>``, ``[node_<*>]``, ``<*>:<*>``), around a variable."""
     form = cluster.forms[i]
     if form is not None:
         return form
-    pre = _EDGE.match(cluster.prefix[i])
-    suf = _EDGE_END.search(cluster.suffix[i])
-    return (pre.group() if pre else "") + VAR + (suf.group() if suf else "")
+    head = _HEAD.match(cluster.prefix[i])
+    tail = _TAIL.search(cluster.suffix[i])
+    return (head.group() if head else "") + VAR + (tail.group() if tail else "")
