@@ -29,7 +29,10 @@ _SPLIT = re.compile(r"(\s+)")
 _RUNS = re.compile(r"(?:<\*>)+")
 _HEAD = re.compile(r".*[^A-Za-z0-9<*]|")  # up to the last character that ends a word
 _TAIL = re.compile(r"(?:[^A-Za-z0-9>*].*)?$")  # from the first that starts one
-CACHE_LIMIT = 100_000
+CACHE_LIMIT = 32_768
+# The cache key of a message: its digits all 0. The masks treat every digit alike, so
+# messages equal but for their digits have one masked form, one template, one event.
+DIGITS = bytes.maketrans(b"123456789", b"000000000")
 
 
 @dataclass(slots=True)
@@ -59,10 +62,11 @@ class TemplateMiner:
         self._inner = rules.inner_number
         self.clusters: dict[int, Cluster] = {}
         self._buckets: dict[tuple[str, int], list[Cluster]] = {}
-        self._exact: dict[tuple[str, tuple[str, ...]], tuple[Cluster, int]] = {}
+        self._exact: dict[tuple[str, bytes], tuple[Cluster, int]] = {}
         self._events: dict[int, tuple[Cluster, tuple[str, ...]]] = {}  # event → its words
         self._alias: dict[int, int] = {}  # an event merged into an earlier one
-        self._words: dict[str, tuple[str, str]] = {}
+        self._words: dict[str, tuple[str, str]] = {}  # a masked word: its token and form
+        self._shapes: dict[bytes, tuple[str, str]] = {}  # a word's shape: the same
         self._next = 1
 
     # ---- mining ----------------------------------------------------------------------
@@ -70,27 +74,37 @@ class TemplateMiner:
     def add(self, message: str, level: str = "") -> int:
         """The id of the event ``message`` belongs to (a new one if no template is close).
         Ids of events later merged into another resolve to it (:meth:`resolve`)."""
-        parts = _SPLIT.split(message.strip())
-        words = parts[0::2]
-        seen = [self._word(w) for w in words]
-        tokens = tuple(s[0] for s in seen)
-        key = (level, tokens)
+        shape = message.encode("utf-8", "surrogatepass").translate(DIGITS)
+        key = (level, shape)
         got = self._exact.get(key)
-        if got is None:
-            cluster = self._match(level, tokens)
-            if cluster is None:
-                cluster = self._new(level, tokens, parts[1::2], seen)
-            else:
-                self._merge(cluster, tokens)
-            got = (cluster, self._event(cluster, tokens))
+        if got is None:  # a shape not seen lately: mine it
+            got = self._mine(message, shape, level)
             if len(self._exact) >= CACHE_LIMIT:
                 self._exact.clear()
             self._exact[key] = got
         cluster, event = got
-        if cluster.watch:
-            self._learn(cluster, seen)
         cluster.count += 1
         return self.resolve(event) if self._alias else event
+
+    def _mine(self, message: str, shape: bytes, level: str) -> tuple[Cluster, int]:
+        """The template and event of a message (messages of one shape, equal but for their
+        digits, get the same answer, so only a new shape is compared and learnt from)."""
+        words, shapes = message.split(), shape.split()
+        if len(words) == len(shapes):  # masked a word at a time, cached by the word's shape
+            cache = self._shapes
+            seen = [cache.get(s) or self._shaped(s, w) for s, w in zip(shapes, words, strict=True)]
+        else:  # whitespace bytes.split does not know
+            seen = [self._word(w) for w in self._variables.sub(VAR, message).split()]
+        tokens = tuple([s[0] for s in seen])
+        cluster = self._match(level, tokens)
+        if cluster is None:
+            cluster = self._new(level, tokens, _SPLIT.split(message.strip())[1::2], seen)
+        else:
+            self._merge(cluster, tokens)
+        event = self._event(cluster, tokens)
+        if cluster.watch:
+            self._learn(cluster, seen)
+        return cluster, event
 
     def resolve(self, event: int) -> int:
         """The event ``event`` was merged into (itself if none)."""
@@ -99,29 +113,35 @@ class TemplateMiner:
             event = alias[event]
         return event
 
-    def _word(self, word: str) -> tuple[str, str]:
-        """A word's token for comparing (WILD for a variable) and its variable form."""
-        got = self._words.get(word)
+    def _shaped(self, shape: bytes, word: str) -> tuple[str, str]:
+        got = self._word(self._variables.sub(VAR, word))
+        if len(self._shapes) >= CACHE_LIMIT:
+            self._shapes.clear()
+        self._shapes[shape] = got
+        return got
+
+    def _word(self, masked: str) -> tuple[str, str]:
+        """A masked word's token for comparing (WILD for a variable) and its form."""
+        got = self._words.get(masked)
         if got is None:
-            masked = self._variables.sub(VAR, word)
             form = _RUNS.sub(VAR, self._inner.sub(VAR, masked))
-            wild = masked != word and not any(c.isalpha() for c in masked)
+            wild = VAR in masked and not any(c.isalpha() for c in masked)
             got = (WILD if wild else masked, form)
             if len(self._words) >= CACHE_LIMIT:
                 self._words.clear()
-            self._words[word] = got
+            self._words[masked] = got
         return got
 
     def _match(self, level: str, tokens: tuple[str, ...]) -> Cluster | None:
+        """The most similar template of the level and length: equal words over the
+        message's non-wildcard words (a keyed place matches any of its words)."""
         best, best_sim = None, self.sim
+        total = len(tokens) - tokens.count(WILD)
         for cluster in self._buckets.get((level, len(tokens)), ()):
-            equal = total = 0
-            values = cluster.values
-            for i, (t, m) in enumerate(zip(cluster.tokens, tokens, strict=True)):
-                if m != WILD:
-                    total += 1
-                    if t == m or (values and m in values.get(i, ())):
-                        equal += 1
+            equal = sum(map(str.__eq__, cluster.tokens, tokens))
+            if cluster.values:
+                equal += sum(1 for i, words in cluster.values.items()
+                             if tokens[i] != cluster.tokens[i] and tokens[i] in words)
             sim = equal / total if total else 1.0
             if sim > best_sim or (sim == best_sim and (best is None or cluster.count > best.count)):
                 best, best_sim = cluster, sim
@@ -257,8 +277,10 @@ class TemplateMiner:
 
 
 def _plain(token: str) -> bool:
-    """A word with a letter and no variable part: it may name an event."""
-    return token != WILD and VAR not in token and any(c.isalpha() for c in token)
+    """A word with a letter, no digit and no variable part: it may name an event (a word
+    with a digit in it is a name: ``eth0``, ``node_A8``)."""
+    return (token != WILD and VAR not in token and any(c.isalpha() for c in token)
+            and not any(c.isdigit() for c in token))
 
 
 def _shown(cluster: Cluster, i: int) -> str:

@@ -17,7 +17,7 @@ from typing import IO
 
 from aiagent.engines.logs.formats import level_of, parse_line
 from aiagent.engines.logs.headers import Headers
-from aiagent.engines.logs.miner import TemplateMiner
+from aiagent.engines.logs.miner import DIGITS, TemplateMiner
 from aiagent.engines.logs.rules import patterns
 
 SAMPLE = 200  # first lines the header format is learnt from
@@ -51,9 +51,30 @@ class LineParser:
     def __init__(self) -> None:
         self.headers = Headers()
         self.rules = patterns()
+        self._has_level = False
+        self._levels: dict[tuple[str | None, bytes], str] = {}  # level_of, by shape
 
     def learn(self, lines: list[str]) -> None:
         self.headers.learn(lines)
+        fmt = self.headers.format
+        self._has_level = fmt is not None and "level" in fmt.rx.groupindex
+
+    def quick(self, line: str) -> tuple[str, str]:
+        """The message and level of a line (what mining needs, nothing else)."""
+        fmt = self.headers.format
+        m = fmt.rx.match(line) if fmt is not None else None
+        if m is None:
+            split = self.split(line)
+            return split.message, split.level
+        message = m.group("msg")
+        field = m.group("level") if self._has_level else None
+        key = (field, message.encode("utf-8", "surrogatepass").translate(DIGITS))
+        level = self._levels.get(key)
+        if level is None:
+            if len(self._levels) >= 4096:
+                self._levels.clear()
+            level = self._levels[key] = level_of(field, message, self.rules)
+        return message, level
 
     def split(self, line: str) -> Split:
         got = self.headers.split(line)
@@ -90,6 +111,8 @@ class TemplateStats:
     last_line: int = 0
     first_at: float | None = None
     last_at: float | None = None
+    first_text: str | None = None  # the lines, until their times are read
+    last_text: str | None = None
 
 
 class Mined:
@@ -113,6 +136,7 @@ class Mined:
             self._add(text.rstrip("\r\n"))
         if pending:
             self._learn(pending)
+        self._times()
         self._fold()
 
     def _fold(self) -> None:
@@ -137,21 +161,26 @@ class Mined:
             self._add(text)
 
     def _add(self, text: str) -> None:
-        split = self.parser.split(text)
-        cluster = self.miner.add(split.message, split.level)
+        message, level = self.parser.quick(text)
+        cluster = self.miner.add(message, level)
         self.ids.append(cluster)
         n = len(self.ids)
         stats = self.stats.get(cluster)
         if stats is None:
-            stats = self.stats[cluster] = TemplateStats(cluster, split.level, first_line=n)
+            stats = self.stats[cluster] = TemplateStats(cluster, level, first_line=n)
+            stats.first_text = text
         stats.count += 1
         stats.last_line = n
-        at = split.timestamp
-        if at is not None:
-            if stats.first_at is None or at < stats.first_at:
-                stats.first_at = at
-            if stats.last_at is None or at > stats.last_at:
-                stats.last_at = at
+        stats.last_text = text
+
+    def _times(self) -> None:
+        """The times of each template's first and last lines (read once, at the end)."""
+        for stats in self.stats.values():
+            if stats.first_text is not None:
+                stats.first_at = self.parser.split(stats.first_text).timestamp
+            if stats.last_text is not None:
+                stats.last_at = self.parser.split(stats.last_text).timestamp
+            stats.first_text = stats.last_text = None
 
     def rows(self, lines: Iterable[str]) -> Iterator[Row]:
         """Pass two over the same lines: a row each, with its final template."""
