@@ -32,6 +32,9 @@ _TAIL = re.compile(r"(?:[^A-Za-z0-9>*].*)?$")  # from the first that starts one
 CACHE_LIMIT = 32_768
 # The cache key of a message: its digits all 0. The masks treat every digit alike, so
 # messages equal but for their digits have one masked form, one template, one event.
+_DATE_WORDS = frozenset(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Jan", "Feb", "Mar",
+                         "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
+# (the words of the date_word mask in patterns.toml, which a letters-only word skips)
 DIGITS = bytes.maketrans(b"123456789", b"000000000")
 
 
@@ -99,7 +102,8 @@ class TemplateMiner:
         cluster = self._match(level, tokens)
         if cluster is None:
             cluster = self._new(level, tokens, _SPLIT.split(message.strip())[1::2], seen)
-        else:
+        elif sum(map(str.__eq__, cluster.tokens, tokens)) + cluster.tokens.count(VARIED) \
+                < len(tokens):  # differs somewhere it did not vary yet
             self._merge(cluster, tokens)
         event = self._event(cluster, tokens)
         if cluster.watch:
@@ -114,6 +118,8 @@ class TemplateMiner:
         return event
 
     def _shaped(self, shape: bytes, word: str) -> tuple[str, str]:
+        if shape.isalpha() and word not in _DATE_WORDS:  # letters only: no mask applies
+            return word, word  # (not cached: in a high-cardinality log it is unique)
         got = self._word(self._variables.sub(VAR, word))
         if len(self._shapes) >= CACHE_LIMIT:
             self._shapes.clear()
