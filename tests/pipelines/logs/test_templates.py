@@ -208,3 +208,34 @@ def test_a_varied_place_keeps_what_all_its_values_share_up_to_a_word_edge() -> N
            for h, p in (("www.google.com", 443), ("mail.yahoo.jp", 80), ("api.x.org", 8080),
                         ("cdn.y.net", 443), ("a.b", 1), ("b.c", 2))]
     assert miner.template(ids[0]) == "<*>:<*> open through proxy"
+
+
+def test_an_openstack_critical_incident_with_a_traceback_is_one_item() -> None:
+    from aiagent.engines.logs.source import open_log
+    from aiagent.engines.logs.static import analyse
+
+    head = "nova-compute.log.1 2017-05-16 00:{m:02d}:{s:02d}.{f:03d} 2931 {lvl} nova.compute.manager"
+    lines = []
+    for i in range(400):
+        state = ("Started", "Paused", "Resumed", "Stopped")[i % 4]
+        lines.append(head.format(m=i // 60, s=i % 60, f=i % 1000, lvl="INFO") +
+                     f" [req-{i:04x} - - - - -] [instance: 0c{i:06x}-aaaa-bbbb-cccc-"
+                     f"0000000{i:05d}] VM {state} (Lifecycle Event)")
+    lines[250:250] = [
+        head.format(m=4, s=11, f=7, lvl="CRITICAL") + " [-] connection to rabbitmq lost",
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python2.7/site-packages/oslo_messaging/impl_rabbit.py", line 9, in x',
+        "    self.connection.drain_events(timeout=1)",
+        "ConnectionResetError: [Errno 104] Connection reset by peer",
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    report = analyse(open_log(None, io.BufferedReader(io.BytesIO(data))))  # type: ignore[arg-type]
+    top = report["clusters"][0]  # ranked first: the only fatal event
+    assert top["level"] == "fatal" and top["count"] == 1
+    assert top["template"] == "connection to rabbitmq lost"
+    assert top["first_seen"] == "2017-05-16T00:04:11.007000Z" or \
+        top["first_seen"].startswith("2017-05-16T00:04:11")
+    event = top["exemplars"][0]["event"]
+    assert len(event) == 5 and event[-1].startswith("ConnectionResetError")
+    infos = [c for c in report["clusters"] if c["level"] == "info"]
+    assert all("rabbitmq" not in c["template"] for c in infos)
