@@ -78,11 +78,25 @@ def test_the_level_is_part_of_an_event() -> None:
 
 def test_a_varying_word_becomes_a_variable_and_spacing_is_kept() -> None:
     miner = TemplateMiner()
-    first = miner.add("Failed password for root from 10.1.2.3 port 22  ssh2")
-    assert miner.add("Failed password for admin from 10.9.8.7 port 4022  ssh2") == first
-    assert miner.template(first) == "Failed password for <*> from <*> port <*>  ssh2"
+    users = ["root", "admin", "guest", "oracle", "test", "ftp"]
+    ids = [miner.add(f"Failed password for {u} from 10.1.2.{i} port {22 + i}  ssh2")
+           for i, u in enumerate(users)]
+    # a few words there name events of their own; past max_keyed_words it is a variable
+    assert len({miner.resolve(i) for i in ids}) == 1
+    assert miner.template(ids[0]) == "Failed password for <*> from <*> port <*>  ssh2"
     other = miner.add("Accepted password for root from 10.1.2.3 port 22  ssh2")
-    assert miner.template(other) is not None
+    assert miner.template(other) == "Accepted password for <*> from <*> port <*>  ssh2"
+    assert miner.resolve(other) != miner.resolve(ids[0])
+
+
+def test_a_place_with_few_words_splits_events() -> None:
+    miner = TemplateMiner()
+    lines = [f"[instance: {n:08x}-aaaa-bbbb-cccc-{n:012x}] VM {state} (Lifecycle Event)"
+             for n, state in enumerate(["Started", "Paused", "Resumed", "Stopped"] * 5)]
+    ids = [miner.resolve(miner.add(line)) for line in lines]
+    assert len(set(ids)) == 4
+    assert miner.template(ids[2]) == "[instance: <*>] VM Resumed (Lifecycle Event)"
+    assert ids[0] == ids[4] != ids[1]
 
 
 def test_spark_and_hdfs_times_are_read() -> None:
@@ -168,3 +182,60 @@ def test_rare_templates_are_shown_and_levels_not_mixed() -> None:
     assert critical[0]["first_seen"] == "2024-05-01T12:02:30Z"
     rare = {c["template"]: c for c in report["rare_clusters"]}
     assert "reloaded settings from disk" in rare
+
+
+def test_paths_and_named_ids_are_one_variable() -> None:
+    miner = TemplateMiner()
+    a = miner.add("workerEnv.init() ok /etc/httpd/conf/workers2.properties")
+    assert miner.template(a) == "workerEnv.init() ok <*>"  # a path is a parameter
+    b = miner.add("Saved output of task 'attempt_1445144423722_0020_m_000000_0' to "
+                  "hdfs://10.10.34.11:9000/pjhe/test/1/_temporary/0")
+    assert miner.template(b) == "Saved output of task 'attempt_<*>' to hdfs://<*>"
+    c = miner.add(r"Loading hive: \\?\C:\Windows\servicing\Packages\x.mum, done")
+    assert miner.template(c) == "Loading hive: <*>, done"
+    d = miner.add("Found block rdd_2_3 locally")
+    assert miner.add("Found block rdd_17_0 locally") == d
+    assert miner.template(d) == "Found block rdd_<*> locally"
+
+
+def test_a_varied_place_keeps_what_all_its_values_share_up_to_a_word_edge() -> None:
+    miner = TemplateMiner()
+    hosts = ["rhost=10.0.0.1", "rhost=host-1.example.net", "rhost=srv.b.org", "rhost=x.y",
+             "rhost=a.b", "rhost=q"]
+    ids = [miner.add(f"authentication failure; {h}") for h in hosts]
+    assert miner.template(ids[0]) == "authentication failure; rhost=<*>"
+    ids = [miner.add(f"{h}:{p} open through proxy")
+           for h, p in (("www.google.com", 443), ("mail.yahoo.jp", 80), ("api.x.org", 8080),
+                        ("cdn.y.net", 443), ("a.b", 1), ("b.c", 2))]
+    assert miner.template(ids[0]) == "<*>:<*> open through proxy"
+
+
+def test_an_openstack_critical_incident_with_a_traceback_is_one_item() -> None:
+    from aiagent.engines.logs.source import open_log
+    from aiagent.engines.logs.static import analyse
+
+    head = "nova-compute.log.1 2017-05-16 00:{m:02d}:{s:02d}.{f:03d} 2931 {lvl} nova.compute.manager"
+    lines = []
+    for i in range(400):
+        state = ("Started", "Paused", "Resumed", "Stopped")[i % 4]
+        lines.append(head.format(m=i // 60, s=i % 60, f=i % 1000, lvl="INFO") +
+                     f" [req-{i:04x} - - - - -] [instance: 0c{i:06x}-aaaa-bbbb-cccc-"
+                     f"0000000{i:05d}] VM {state} (Lifecycle Event)")
+    lines[250:250] = [
+        head.format(m=4, s=11, f=7, lvl="CRITICAL") + " [-] connection to rabbitmq lost",
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python2.7/site-packages/oslo_messaging/impl_rabbit.py", line 9, in x',
+        "    self.connection.drain_events(timeout=1)",
+        "ConnectionResetError: [Errno 104] Connection reset by peer",
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    report = analyse(open_log(None, io.BufferedReader(io.BytesIO(data))))  # type: ignore[arg-type]
+    top = report["clusters"][0]  # ranked first: the only fatal event
+    assert top["level"] == "fatal" and top["count"] == 1
+    assert top["template"] == "connection to rabbitmq lost"
+    assert top["first_seen"] == "2017-05-16T00:04:11.007000Z" or \
+        top["first_seen"].startswith("2017-05-16T00:04:11")
+    event = top["exemplars"][0]["event"]
+    assert len(event) == 5 and event[-1].startswith("ConnectionResetError")
+    infos = [c for c in report["clusters"] if c["level"] == "info"]
+    assert all("rabbitmq" not in c["template"] for c in infos)

@@ -15,9 +15,10 @@ the templates seen least are forgotten.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aiagent.engines.logs.rules import limits, patterns
 
@@ -26,9 +27,15 @@ VARIED = ""  # in a template's tokens: the messages differ here
 VAR = "<*>"
 _SPLIT = re.compile(r"(\s+)")
 _RUNS = re.compile(r"(?:<\*>)+")
-_EDGE = re.compile(r"[^A-Za-z0-9]*")
-_EDGE_END = re.compile(r"[^A-Za-z0-9]*$")
-CACHE_LIMIT = 100_000
+_HEAD = re.compile(r".*[^A-Za-z0-9<*]|")  # up to the last character that ends a word
+_TAIL = re.compile(r"(?:[^A-Za-z0-9>*].*)?$")  # from the first that starts one
+CACHE_LIMIT = 32_768
+# The cache key of a message: its digits all 0. The masks treat every digit alike, so
+# messages equal but for their digits have one masked form, one template, one event.
+_DATE_WORDS = frozenset(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Jan", "Feb", "Mar",
+                         "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
+# (the words of the date_word mask in patterns.toml, which a letters-only word skips)
+DIGITS = bytes.maketrans(b"123456789", b"000000000")
 
 
 @dataclass(slots=True)
@@ -41,6 +48,9 @@ class Cluster:
     prefix: list[str]  # at a VARIED place: what all the forms start with
     suffix: list[str]  # … and end with
     watch: list[int]  # VARIED places with something left to learn
+    keyed: list[int] = field(default_factory=list)  # places whose few words name events
+    values: dict[int, list[str]] = field(default_factory=dict)  # … the words seen there
+    events: dict[tuple[str, ...], int] = field(default_factory=dict)  # those words → event
     count: int = 0
 
 
@@ -49,61 +59,95 @@ class TemplateMiner:
         cfg = limits()["mining"]
         self.sim = float(cfg["sim_threshold"] if sim_threshold is None else sim_threshold)
         self.max_clusters = int(cfg["max_templates"])
+        self.max_keyed = int(cfg["max_keyed_words"])
         rules = patterns()
         self._variables = rules.variables
         self._inner = rules.inner_number
         self.clusters: dict[int, Cluster] = {}
         self._buckets: dict[tuple[str, int], list[Cluster]] = {}
-        self._exact: dict[tuple[str, tuple[str, ...]], Cluster] = {}
-        self._words: dict[str, tuple[str, str]] = {}
+        self._exact: dict[tuple[str, bytes], tuple[Cluster, int]] = {}
+        self._events: dict[int, tuple[Cluster, tuple[str, ...]]] = {}  # event → its words
+        self._alias: dict[int, int] = {}  # an event merged into an earlier one
+        self._words: dict[str, tuple[str, str]] = {}  # a masked word: its token and form
+        self._shapes: dict[bytes, tuple[str, str]] = {}  # a word's shape: the same
         self._next = 1
 
     # ---- mining ----------------------------------------------------------------------
 
     def add(self, message: str, level: str = "") -> int:
-        """The id of the template ``message`` belongs to (a new one if none is close)."""
-        parts = _SPLIT.split(message.strip())
-        words = parts[0::2]
-        seen = [self._word(w) for w in words]
-        tokens = tuple(s[0] for s in seen)
-        key = (level, tokens)
-        cluster = self._exact.get(key)
-        if cluster is None:
-            cluster = self._match(level, tokens)
-            if cluster is None:
-                cluster = self._new(level, tokens, parts[1::2], seen)
-            else:
-                self._merge(cluster, tokens, seen)
+        """The id of the event ``message`` belongs to (a new one if no template is close).
+        Ids of events later merged into another resolve to it (:meth:`resolve`)."""
+        shape = message.encode("utf-8", "surrogatepass").translate(DIGITS)
+        key = (level, shape)
+        got = self._exact.get(key)
+        if got is None:  # a shape not seen lately: mine it
+            got = self._mine(message, shape, level)
             if len(self._exact) >= CACHE_LIMIT:
                 self._exact.clear()
-            self._exact[key] = cluster
+            self._exact[key] = got
+        cluster, event = got
+        cluster.count += 1
+        return self.resolve(event) if self._alias else event
+
+    def _mine(self, message: str, shape: bytes, level: str) -> tuple[Cluster, int]:
+        """The template and event of a message (messages of one shape, equal but for their
+        digits, get the same answer, so only a new shape is compared and learnt from)."""
+        words, shapes = message.split(), shape.split()
+        if len(words) == len(shapes):  # masked a word at a time, cached by the word's shape
+            cache = self._shapes
+            seen = [cache.get(s) or self._shaped(s, w) for s, w in zip(shapes, words, strict=True)]
+        else:  # whitespace bytes.split does not know
+            seen = [self._word(w) for w in self._variables.sub(VAR, message).split()]
+        tokens = tuple([s[0] for s in seen])
+        cluster = self._match(level, tokens)
+        if cluster is None:
+            cluster = self._new(level, tokens, _SPLIT.split(message.strip())[1::2], seen)
+        elif sum(map(str.__eq__, cluster.tokens, tokens)) + cluster.tokens.count(VARIED) \
+                < len(tokens):  # differs somewhere it did not vary yet
+            self._merge(cluster, tokens)
+        event = self._event(cluster, tokens)
         if cluster.watch:
             self._learn(cluster, seen)
-        cluster.count += 1
-        return cluster.id
+        return cluster, event
 
-    def _word(self, word: str) -> tuple[str, str]:
-        """A word's token for comparing (WILD for a variable) and its variable form."""
-        got = self._words.get(word)
+    def resolve(self, event: int) -> int:
+        """The event ``event`` was merged into (itself if none)."""
+        alias = self._alias
+        while event in alias:
+            event = alias[event]
+        return event
+
+    def _shaped(self, shape: bytes, word: str) -> tuple[str, str]:
+        if shape.isalpha() and word not in _DATE_WORDS:  # letters only: no mask applies
+            return word, word  # (not cached: in a high-cardinality log it is unique)
+        got = self._word(self._variables.sub(VAR, word))
+        if len(self._shapes) >= CACHE_LIMIT:
+            self._shapes.clear()
+        self._shapes[shape] = got
+        return got
+
+    def _word(self, masked: str) -> tuple[str, str]:
+        """A masked word's token for comparing (WILD for a variable) and its form."""
+        got = self._words.get(masked)
         if got is None:
-            masked = self._variables.sub(VAR, word)
             form = _RUNS.sub(VAR, self._inner.sub(VAR, masked))
-            wild = masked != word and not any(c.isalpha() for c in masked)
+            wild = VAR in masked and not any(c.isalpha() for c in masked)
             got = (WILD if wild else masked, form)
             if len(self._words) >= CACHE_LIMIT:
                 self._words.clear()
-            self._words[word] = got
+            self._words[masked] = got
         return got
 
     def _match(self, level: str, tokens: tuple[str, ...]) -> Cluster | None:
+        """The most similar template of the level and length: equal words over the
+        message's non-wildcard words (a keyed place matches any of its words)."""
         best, best_sim = None, self.sim
+        total = len(tokens) - tokens.count(WILD)
         for cluster in self._buckets.get((level, len(tokens)), ()):
-            equal = total = 0
-            for t, m in zip(cluster.tokens, tokens, strict=True):
-                if m != WILD:
-                    total += 1
-                    if t == m:
-                        equal += 1
+            equal = sum(map(str.__eq__, cluster.tokens, tokens))
+            if cluster.values:
+                equal += sum(1 for i, words in cluster.values.items()
+                             if tokens[i] != cluster.tokens[i] and tokens[i] in words)
             sim = equal / total if total else 1.0
             if sim > best_sim or (sim == best_sim and (best is None or cluster.count > best.count)):
                 best, best_sim = cluster, sim
@@ -116,7 +160,6 @@ class TemplateMiner:
         n = len(tokens)
         cluster = Cluster(self._next, level, list(tokens), seps, [None] * n, [""] * n,
                           [""] * n, [])
-        self._next += 1
         for i, token in enumerate(tokens):
             if token == WILD:
                 self._vary(cluster, i, seen[i][1])
@@ -129,12 +172,66 @@ class TemplateMiner:
         cluster.forms[i] = cluster.prefix[i] = cluster.suffix[i] = form
         cluster.watch.append(i)
 
-    def _merge(self, cluster: Cluster, tokens: tuple[str, ...],
-               seen: list[tuple[str, str]]) -> None:
-        """Places where ``tokens`` differs from the template become variables."""
+    def _merge(self, cluster: Cluster, tokens: tuple[str, ...]) -> None:
+        """Places where ``tokens`` differs from the template: where both hold a plain word
+        the place is *keyed* (each word its own event: ``VM Started``, ``VM Stopped``)
+        until it has seen more than ``max_keyed_words`` words; then, as where a number or
+        an id differs, it becomes a variable and the events that differ only there merge."""
         for i, (t, m) in enumerate(zip(cluster.tokens, tokens, strict=True)):
-            if t != m and t != VARIED:
-                self._vary(cluster, i, self._first_form(cluster, i))
+            if t in (m, VARIED):
+                continue
+            known = cluster.values.get(i)
+            if known is not None:
+                if m in known:
+                    continue
+                if _plain(m) and len(known) < self.max_keyed:
+                    known.append(m)
+                    continue
+                self._unkey(cluster, i)
+            elif self.max_keyed > 1 and _plain(t) and _plain(m):
+                self._key(cluster, i, [t, m])
+                continue
+            self._vary(cluster, i, self._first_form(cluster, i))
+
+    def _key(self, cluster: Cluster, i: int, words: list[str]) -> None:
+        """Place ``i`` names events; the events so far all had the template's word there."""
+        cluster.values[i] = words
+        at = bisect.bisect(cluster.keyed, i)
+        cluster.keyed.insert(at, i)
+        word = cluster.tokens[i]
+        events = {}
+        for key, event in cluster.events.items():
+            longer = key[:at] + (word,) + key[at:]
+            events[longer] = event
+            self._events[event] = (cluster, longer)
+        cluster.events = events
+
+    def _unkey(self, cluster: Cluster, i: int) -> None:
+        """Place ``i`` is a variable after all: events differing only there merge into the
+        first of them."""
+        del cluster.values[i]
+        at = cluster.keyed.index(i)
+        del cluster.keyed[at]
+        events: dict[tuple[str, ...], int] = {}
+        for key, event in cluster.events.items():
+            shorter = key[:at] + key[at + 1:]
+            first = events.get(shorter)
+            if first is None:
+                events[shorter] = event
+                self._events[event] = (cluster, shorter)
+            else:
+                self._alias[event] = first
+                del self._events[event]
+        cluster.events = events
+
+    def _event(self, cluster: Cluster, tokens: tuple[str, ...]) -> int:
+        key = tuple(tokens[i] for i in cluster.keyed)
+        event = cluster.events.get(key)
+        if event is None:
+            event = cluster.events[key] = self._next
+            self._next += 1
+            self._events[event] = (cluster, key)
+        return event
 
     def _first_form(self, cluster: Cluster, i: int) -> str:
         token = cluster.tokens[i]
@@ -163,28 +260,41 @@ class TemplateMiner:
         ranked = sorted(self.clusters.values(), key=lambda c: c.count)
         for cluster in ranked[:len(ranked) // 2]:
             del self.clusters[cluster.id]
+            for event in cluster.events.values():
+                del self._events[event]
             self._buckets[(cluster.level, len(cluster.tokens))].remove(cluster)
         self._exact.clear()
 
     # ---- templates -------------------------------------------------------------------
 
-    def template(self, cluster_id: int) -> str | None:
-        """The template, ``<*>`` where a variable is (None once forgotten)."""
-        cluster = self.clusters.get(cluster_id)
-        if cluster is None:
+    def template(self, event: int) -> str | None:
+        """The event's template, ``<*>`` where a variable is (None once forgotten)."""
+        got = self._events.get(self.resolve(event))
+        if got is None:
             return None
+        cluster, key = got
+        words = dict(zip(cluster.keyed, key, strict=True))
         out = []
         for i, token in enumerate(cluster.tokens):
-            out.append(token if token != VARIED else _shown(cluster, i))
+            out.append(words.get(i, token) if token != VARIED else _shown(cluster, i))
             if i < len(cluster.seps):
                 out.append(cluster.seps[i])
         return _RUNS.sub(VAR, "".join(out))
 
 
+def _plain(token: str) -> bool:
+    """A word with a letter, no digit and no variable part: it may name an event (a word
+    with a digit in it is a name: ``eth0``, ``node_A8``)."""
+    return (token != WILD and VAR not in token and any(c.isalpha() for c in token)
+            and not any(c.isdigit() for c in token))
+
+
 def _shown(cluster: Cluster, i: int) -> str:
+    """A varied place: its form while all agree, else what all its forms start and end
+    with up to a word's edge (``rhost=<*>``, ``[node_<*>]``, ``<*>:<*>``), around a variable."""
     form = cluster.forms[i]
     if form is not None:
         return form
-    pre = _EDGE.match(cluster.prefix[i])
-    suf = _EDGE_END.search(cluster.suffix[i])
-    return (pre.group() if pre else "") + VAR + (suf.group() if suf else "")
+    head = _HEAD.match(cluster.prefix[i])
+    tail = _TAIL.search(cluster.suffix[i])
+    return (head.group() if head else "") + VAR + (tail.group() if tail else "")

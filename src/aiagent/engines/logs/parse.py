@@ -11,13 +11,13 @@ line, and gives the rows on a second reading.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
 from aiagent.engines.logs.formats import level_of, parse_line
 from aiagent.engines.logs.headers import Headers
-from aiagent.engines.logs.miner import TemplateMiner
+from aiagent.engines.logs.miner import DIGITS, TemplateMiner
 from aiagent.engines.logs.rules import patterns
 
 SAMPLE = 200  # first lines the header format is learnt from
@@ -51,9 +51,30 @@ class LineParser:
     def __init__(self) -> None:
         self.headers = Headers()
         self.rules = patterns()
+        self._has_level = False
+        self._levels: dict[tuple[str | None, bytes], str] = {}  # level_of, by shape
 
     def learn(self, lines: list[str]) -> None:
         self.headers.learn(lines)
+        fmt = self.headers.format
+        self._has_level = fmt is not None and "level" in fmt.rx.groupindex
+
+    def quick(self, line: str) -> tuple[str, str]:
+        """The message and level of a line (what mining needs, nothing else)."""
+        fmt = self.headers.format
+        m = fmt.rx.match(line) if fmt is not None else None
+        if m is None:
+            split = self.split(line)
+            return split.message, split.level
+        message = m.group("msg")
+        field = m.group("level") if self._has_level else None
+        key = (field, message.encode("utf-8", "surrogatepass").translate(DIGITS))
+        level = self._levels.get(key)
+        if level is None:
+            if len(self._levels) >= 4096:
+                self._levels.clear()
+            level = self._levels[key] = level_of(field, message, self.rules)
+        return message, level
 
     def split(self, line: str) -> Split:
         got = self.headers.split(line)
@@ -73,7 +94,7 @@ def parse_lines(lines: list[str]) -> Iterator[Row]:
     ids = [miner.add(s.message, s.level) for s in map(parser.split, lines)]
     for n, (line, cluster) in enumerate(zip(lines, ids, strict=True), 1):
         split = parser.split(line.rstrip("\r\n"))
-        yield _row(n, cluster, split, miner)
+        yield _row(n, miner.resolve(cluster), split, miner)
 
 
 def _row(n: int, cluster: int, split: Split, miner: TemplateMiner) -> Row:
@@ -90,6 +111,8 @@ class TemplateStats:
     last_line: int = 0
     first_at: float | None = None
     last_at: float | None = None
+    first_text: str | None = None  # the lines, until their times are read
+    last_text: str | None = None
 
 
 class Mined:
@@ -113,6 +136,24 @@ class Mined:
             self._add(text.rstrip("\r\n"))
         if pending:
             self._learn(pending)
+        self._times()
+        self._fold()
+
+    def _fold(self) -> None:
+        """Events the miner merged since their lines were counted: one entry each."""
+        for event in [e for e in self.stats if self.miner.resolve(e) != e]:
+            gone = self.stats.pop(event)
+            into = self.miner.resolve(event)
+            stats = self.stats.get(into)
+            if stats is None:
+                gone.template_id = into
+                self.stats[into] = gone
+                continue
+            stats.count += gone.count
+            stats.first_line = min(stats.first_line, gone.first_line)
+            stats.last_line = max(stats.last_line, gone.last_line)
+            stats.first_at = _least(stats.first_at, gone.first_at, min)
+            stats.last_at = _least(stats.last_at, gone.last_at, max)
 
     def _learn(self, lines: list[str]) -> None:
         self.parser.learn(lines)
@@ -120,32 +161,43 @@ class Mined:
             self._add(text)
 
     def _add(self, text: str) -> None:
-        split = self.parser.split(text)
-        cluster = self.miner.add(split.message, split.level)
+        message, level = self.parser.quick(text)
+        cluster = self.miner.add(message, level)
         self.ids.append(cluster)
         n = len(self.ids)
         stats = self.stats.get(cluster)
         if stats is None:
-            stats = self.stats[cluster] = TemplateStats(cluster, split.level, first_line=n)
+            stats = self.stats[cluster] = TemplateStats(cluster, level, first_line=n)
+            stats.first_text = text
         stats.count += 1
         stats.last_line = n
-        at = split.timestamp
-        if at is not None:
-            if stats.first_at is None or at < stats.first_at:
-                stats.first_at = at
-            if stats.last_at is None or at > stats.last_at:
-                stats.last_at = at
+        stats.last_text = text
+
+    def _times(self) -> None:
+        """The times of each template's first and last lines (read once, at the end)."""
+        for stats in self.stats.values():
+            if stats.first_text is not None:
+                stats.first_at = self.parser.split(stats.first_text).timestamp
+            if stats.last_text is not None:
+                stats.last_at = self.parser.split(stats.last_text).timestamp
+            stats.first_text = stats.last_text = None
 
     def rows(self, lines: Iterable[str]) -> Iterator[Row]:
         """Pass two over the same lines: a row each, with its final template."""
         templates: dict[int, str | None] = {}
-        for n, (text, cluster) in enumerate(zip(lines, self.ids, strict=False), 1):
+        for n, (text, event) in enumerate(zip(lines, self.ids, strict=False), 1):
+            cluster = self.miner.resolve(event)
             split = self.parser.split(text.rstrip("\r\n"))
             template = templates.get(cluster)
             if template is None:
                 template = templates[cluster] = self.miner.template(cluster)
             yield Row(n, cluster, template or split.message, split.level, split.timestamp,
                       split.fields, split.format)
+
+
+def _least(a: float | None, b: float | None, pick: Callable[[float, float], float]
+           ) -> float | None:
+    return b if a is None else a if b is None else pick(a, b)
 
 
 def decoded(stream: IO[bytes]) -> Iterator[str]:
