@@ -67,7 +67,8 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
         analyst = make_analyst(model, path, say)
         req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
                           diagrams, not no_security, analyst, tests=tests,
-                          skills=_skills(settings, path, skills), mermaid_js=mermaid_js)
+                          skills=_skills(settings, path, skills), mermaid_js=mermaid_js,
+                          settings=settings)
         generate(req, say)
     except (WikiError, ConfigError) as exc:
         error, code = str(exc), int(getattr(exc, "exit_code", EXIT_USAGE))
