@@ -32,6 +32,7 @@ class WikiRequest:
     skills: tuple[SkillWiki, ...] = ()  # the wiki contributions of the active skills
     mermaid_js: Path | None = None  # a local mermaid.min.js for the mkdocs and Hugo sites
     settings: Any = None  # the front-end's Settings: skill hooks and [wiki] options
+    check_min: float | None = None  # --check: the quality report's minimum score (None: no report)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,7 @@ class WikiSummary:
     changed: tuple[str, ...]
     files: int
     lines: int
+    check: Any = None  # aiagent.engines.wiki.check.CheckReport with --check
 
 
 def generate(req: WikiRequest, say: Say) -> WikiSummary:
@@ -93,7 +95,12 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
     say(f"wrote {len(pages)} pages to {output}")
     for line in lines:
         say(line)
-    return WikiSummary(len(pages), len(modules), todo.changed, len(model.files), model.total_lines)
+    report = None
+    if req.check_min is not None:
+        from aiagent.engines.wiki.check import check_pages
+
+        report = check_pages(ctx, pages, extra.get("model_report", {}).get("truth"), req.check_min)
+    return WikiSummary(len(pages), len(modules), todo.changed, len(model.files), model.total_lines, report)
 
 
 def _section_hooks(req: WikiRequest, pages: list[Any], name: str, say: Say) -> list[Any]:
