@@ -178,12 +178,12 @@ def text_report(report: CheckReport) -> str:
     totals = report.totals()
     verdict = "pass" if report.passed else "FAIL"
     lines = [f"wiki check: score {report.score:g} (minimum {report.minimum:g}): {verdict}"]
-    for name, what in (("symbols", "public symbols listed on their module's page"),
-                       ("links", "links that resolve"),
-                       ("diagrams", "diagrams that parse within the size limits")):
+    for name, label in (("symbols", "public symbols listed on their module's page"),
+                        ("links", "links that resolve"),
+                        ("diagrams", "diagrams that parse within the size limits")):
         good, total = totals[name]
         pct = f"{100.0 * good / total:.1f} %" if total else "none to check"
-        lines.append(f"  {what}: {good}/{total} ({pct})")
+        lines.append(f"  {label}: {good}/{total} ({pct})")
     lines.append("  truth checks (model passes): " + _truth_line(report.truth))
     bad = [p for p in report.pages if p.dead_links or p.diagram_problems or p.symbols_listed < p.symbols]
     if bad:
