@@ -93,4 +93,5 @@ def test_a_bad_hook_timeout_is_one_line(run_cli, clean_env, tmp_path: Path) -> N
     (config / "config.toml").write_text("[wiki]\nhook_timeout = \"soon\"\n")
     proc = run_cli("wiki", str(repo), "-o", str(tmp_path / "wiki"), "--no-model", "--no-security", "--trust")
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith("aiagent: error: config.toml: [wiki] hook_timeout")
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("aiagent: error: ") and "config.toml:2: [wiki] hook_timeout: expected a number" in last
