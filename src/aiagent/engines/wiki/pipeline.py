@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiagent.engines.wiki.errors import WikiError
 from aiagent.engines.wiki.manifest import Plan
@@ -31,6 +31,8 @@ class WikiRequest:
     tests: TestOptions | None = None  # --test-report: run the project's tests
     skills: tuple[SkillWiki, ...] = ()  # the wiki contributions of the active skills
     mermaid_js: Path | None = None  # a local mermaid.min.js for the mkdocs and Hugo sites
+    settings: Any = None  # the front-end's Settings: skill hooks and [wiki] options
+    check_min: float | None = None  # --check: the quality report's minimum score (None: no report)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,7 @@ class WikiSummary:
     changed: tuple[str, ...]
     files: int
     lines: int
+    check: Any = None  # aiagent.engines.wiki.check.CheckReport with --check
 
 
 def generate(req: WikiRequest, say: Say) -> WikiSummary:
@@ -85,13 +88,34 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
     extra, lines = model_stage(ctx, req.analyst, todo, previous, say) if req.analyst else ({}, [])
     pages = assemble(ctx)
     pages += extra_pages(req, ctx, say)
+    pages = _section_hooks(req, pages, title(ctx), say)
     write_wiki(pages, output, req.fmt, title(ctx),
                {MANIFEST: manifest_text(hashes, req.fmt, prompts_for(req.analyst), extra)}, links.copies(),
                req.mermaid_js)
     say(f"wrote {len(pages)} pages to {output}")
     for line in lines:
         say(line)
-    return WikiSummary(len(pages), len(modules), todo.changed, len(model.files), model.total_lines)
+    report = None
+    if req.check_min is not None:
+        from aiagent.engines.wiki.check import check_pages
+
+        report = check_pages(ctx, pages, extra.get("model_report", {}).get("truth"), req.check_min)
+    return WikiSummary(len(pages), len(modules), todo.changed, len(model.files), model.total_lines, report)
+
+
+def _section_hooks(req: WikiRequest, pages: list[Any], name: str, say: Say) -> list[Any]:
+    """The pages through the skills' ``on_before_wiki_section`` hooks (:mod:`.hooks`)."""
+    if not any(s.has_code for s in req.skills):
+        return pages
+    from aiagent.engines.wiki.hooks import open_hooks
+
+    hooks = open_hooks(req.settings, req.root.resolve(), req.skills, say)
+    if hooks is None:
+        return pages
+    try:
+        return hooks.apply(pages, req.root.resolve(), name)
+    finally:
+        hooks.close()
 
 
 def _skill_classifiers(req: WikiRequest) -> list[tuple[object, str]]:

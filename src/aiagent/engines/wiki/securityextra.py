@@ -36,7 +36,7 @@ def auth_review(ctx: Context) -> Page:
     body = ["# Authentication and authorization review", "",
             f"{len(found)} findings of the offline engine concern authentication or authorization.", "",
             _rows(ctx, path, found)]
-    if not ctx.summaries:
+    if path not in ctx.sections:
         body += ["", f"_The model's review is not part of this wiki: {cell(ctx.page_note)}._"]
     return Page(path, "Auth review", "\n".join(body) + "\n")
 

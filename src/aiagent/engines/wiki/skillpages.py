@@ -47,6 +47,7 @@ class SkillWiki:
     reason: str  # why it is active
     sections: tuple[Any, ...] = ()
     classifiers: tuple[Any, ...] = ()
+    has_code: bool = False  # an implementation: its on_before_wiki_section hooks run (hooks.py)
 
 
 def active_skill_wikis(settings: Settings, root: Path, requested: tuple[str, ...]) -> list[SkillWiki]:
@@ -66,12 +67,18 @@ def active_skill_wikis(settings: Settings, root: Path, requested: tuple[str, ...
     found = []
     for name, entry in sorted(catalog.entries.items()):
         m = entry.manifest
-        if not m.wiki or catalog.usable(m) is not None:
+        if not _for_wiki(m, requested) or catalog.usable(m) is not None:
             continue
         reason = why_active(m, trigger, startup=True)
         if reason:
-            found.append(SkillWiki(name, m.root, reason, _items(m.wiki, "sections"), _items(m.wiki, "classifiers")))
+            found.append(SkillWiki(name, m.root, reason, _items(m.wiki, "sections"), _items(m.wiki, "classifiers"),
+                                   m.implementation is not None))
     return found
+
+
+def _for_wiki(m: Any, requested: tuple[str, ...]) -> bool:
+    """A ``wiki:`` section, or code meant for the wiki (named, or triggered in wiki mode)."""
+    return bool(m.wiki) or (m.implementation is not None and (m.name in requested or "wiki" in m.triggers.modes))
 
 
 def _items(wiki: dict[str, Any], key: str) -> tuple[Any, ...]:

@@ -39,10 +39,16 @@ if TYPE_CHECKING:
 @click.option("--skills", "skills", multiple=True, metavar="NAME[,NAME]",
               help="Skills whose wiki sections to add under skill-contributed/ (besides those "
                    "the project's files trigger).")
+@click.option("--check", is_flag=True,
+              help="After writing, print a quality report (public symbols listed, dead links, diagram "
+                   "parse and size, truth checks) and exit 1 when its score is under the minimum.")
+@click.option("--check-min", type=click.FloatRange(0, 100), default=None, metavar="SCORE",
+              help="The minimum score for --check (default: [wiki] check_min, else 80).")
+@click.option("--json", "as_json", is_flag=True, help="With --check: the report as JSON on stdout.")
 @model_options
 def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: Path | None, full: bool, no_security: bool,
          test_report: bool, test_timeout: float, trust: bool, skills: tuple[str, ...],
-         model: ModelRequest) -> int:
+         check: bool, check_min: float | None, as_json: bool, model: ModelRequest) -> int:
     """Generate a wiki of the project at PATH: modules, APIs, diagrams, tests, security."""
     import os
 
@@ -60,15 +66,17 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
     from aiagent.frontends.cli.wiki_model import make_analyst
     from aiagent.infra.config.settings import ConfigError
 
-    error, code = "", EXIT_USAGE
+    error, code, summary = "", EXIT_USAGE, None
     try:
         settings = _settings(path, trust or _root_trust())
+        minimum = _check_min(settings, check_min) if check or check_min is not None or as_json else None
         tests = _test_options(settings, path, test_timeout) if test_report else None
         analyst = make_analyst(model, path, say)
         req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
                           diagrams, not no_security, analyst, tests=tests,
-                          skills=_skills(settings, path, skills), mermaid_js=mermaid_js)
-        generate(req, say)
+                          skills=_skills(settings, path, skills), mermaid_js=mermaid_js,
+                          settings=settings, check_min=minimum)
+        summary = generate(req, say)
     except (WikiError, ConfigError) as exc:
         error, code = str(exc), int(getattr(exc, "exit_code", EXIT_USAGE))
     except ProviderError as exc:
@@ -78,7 +86,30 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
     if error:
         click.echo(f"aiagent: error: {error}", err=True)
         return code
-    return 0
+    return _report(summary.check, as_json) if summary is not None and summary.check is not None else 0
+
+
+def _check_min(settings: Settings, given: float | None) -> float:
+    from aiagent.engines.wiki.check import DEFAULT_MIN
+    from aiagent.engines.wiki.errors import WikiError
+
+    if given is not None:
+        return given
+    value = (getattr(settings, "wiki", None) or {}).get("check_min", DEFAULT_MIN)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
+        raise WikiError(f"config.toml: [wiki] check_min: {value!r} is not a score from 0 to 100")
+    return float(value)
+
+
+def _report(report: object, as_json: bool) -> int:
+    import json
+
+    from aiagent.engines.wiki.check import CheckReport, text_report
+    from aiagent.frontends.cli.errors import EXIT_GATE
+
+    assert isinstance(report, CheckReport)
+    click.echo(json.dumps(report.as_dict(), indent=2) if as_json else text_report(report))
+    return 0 if report.passed else EXIT_GATE
 
 
 def _root_trust() -> bool:
