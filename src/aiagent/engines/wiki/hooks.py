@@ -16,7 +16,7 @@ still written.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,7 +96,7 @@ def open_hooks(settings: Any, root: Path, skills: tuple[SkillWiki, ...], say: Sa
     runtime = create_runtime(settings, mode="wiki", explicit=with_code, approver=terminal_approver(),
                              report=problems.append)
     runtime.services.root = root
-    runtime.bus.timeout = _timeout(getattr(settings, "wiki", {}) or {})
+    runtime.bus.timeout = settings.wiki.hook_timeout  # validated at load (schema.json)
     runner = asyncio.Runner()
     hooks = SectionHooks(runtime, runner, say, problems=problems)
     for name in with_code:
@@ -111,15 +111,6 @@ def open_hooks(settings: Any, root: Path, skills: tuple[SkillWiki, ...], say: Sa
     if hooks.skills:
         say(f"skills: {PHASE} hooks of {', '.join(hooks.skills)}")
     return hooks
-
-
-def _timeout(table: Mapping[str, Any]) -> float:
-    from aiagent.engines.wiki.errors import WikiError
-
-    value = table.get("hook_timeout", DEFAULT_TIMEOUT)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 600:
-        raise WikiError(f"config.toml: [wiki] hook_timeout: {value!r} is not a number of seconds (0 < s <= 600)")
-    return float(value)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -90,15 +90,9 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
 
 
 def _check_min(settings: Settings, given: float | None) -> float:
-    from aiagent.engines.wiki.check import DEFAULT_MIN
-    from aiagent.engines.wiki.errors import WikiError
-
     if given is not None:
         return given
-    value = (getattr(settings, "wiki", None) or {}).get("check_min", DEFAULT_MIN)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
-        raise WikiError(f"config.toml: [wiki] check_min: {value!r} is not a score from 0 to 100")
-    return float(value)
+    return settings.wiki.check_min  # validated at load (schema.json)
 
 
 def _report(report: object, as_json: bool) -> int:

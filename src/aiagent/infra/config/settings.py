@@ -32,6 +32,7 @@ from aiagent.infra.config.model import (
     SkillSettings,
     ToolSettings,
     WebSettings,
+    WikiSettings,
     build,
 )
 
@@ -265,7 +266,7 @@ class Settings:
         return self.typed.web
 
     @property
-    def wiki(self) -> Mapping[str, Any]:
+    def wiki(self) -> WikiSettings:
         return self.typed.wiki
 
     @property
