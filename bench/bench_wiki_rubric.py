@@ -138,7 +138,7 @@ def load_wiki(folder: Path) -> list[Page]:
 
 
 def words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z][a-z0-9_]{3,}", text.lower())]
+    return re.findall(r"[a-z][a-z0-9_]{3,}", text.lower())
 
 
 def outline(pages: list[Page], budget: int) -> str:
