@@ -82,19 +82,21 @@ def _added(skill: str, text: str) -> str:
     return f"_Added by the skill {code(skill)}:_\n\n{body}{note}"
 
 
-def open_hooks(settings: Any, root: Path, skills: tuple[SkillWiki, ...], say: Say) -> SectionHooks | None:
-    """The hooks of ``skills`` that have code, activated; None when none registers one."""
+def open_hooks(make_runtime: Any, settings: Any, root: Path, skills: tuple[SkillWiki, ...],
+               say: Say) -> SectionHooks | None:
+    """The hooks of ``skills`` that have code, activated; None when none registers one.
+    ``make_runtime``: the front-end's skill runtime factory (``Application.skill_runtime``:
+    the one set-up path), called with the wiki's mode and skills."""
     with_code = [s.name for s in skills if s.has_code]
-    if not with_code or settings is None:
+    if not with_code or settings is None or make_runtime is None:
         return None
     import asyncio
 
     from aiagent.agent.skills.approvals import terminal_approver
-    from aiagent.agent.skills.factory import create_runtime
 
     problems: list[str] = []
-    runtime = create_runtime(settings, mode="wiki", explicit=with_code, approver=terminal_approver(),
-                             report=problems.append)
+    runtime = make_runtime(mode="wiki", explicit=with_code, approver=terminal_approver(),
+                           report=problems.append)
     runtime.services.root = root
     runtime.bus.timeout = settings.wiki.hook_timeout  # validated at load (schema.json)
     runner = asyncio.Runner()

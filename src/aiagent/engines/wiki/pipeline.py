@@ -32,6 +32,7 @@ class WikiRequest:
     skills: tuple[SkillWiki, ...] = ()  # the wiki contributions of the active skills
     mermaid_js: Path | None = None  # a local mermaid.min.js for the mkdocs and Hugo sites
     settings: Any = None  # the front-end's Settings: skill hooks and [wiki] options
+    skill_runtime: Any = None  # the front-end's skill runtime factory (Application.skill_runtime)
     check_min: float | None = None  # --check: the quality report's minimum score (None: no report)
 
 
@@ -109,7 +110,7 @@ def _section_hooks(req: WikiRequest, pages: list[Any], name: str, say: Say) -> l
         return pages
     from aiagent.engines.wiki.hooks import open_hooks
 
-    hooks = open_hooks(req.settings, req.root.resolve(), req.skills, say)
+    hooks = open_hooks(req.skill_runtime, req.settings, req.root.resolve(), req.skills, say)
     if hooks is None:
         return pages
     try:

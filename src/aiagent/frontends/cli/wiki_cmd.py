@@ -52,6 +52,7 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
     """Generate a wiki of the project at PATH: modules, APIs, diagrams, tests, security."""
     import os
 
+    from aiagent.app import Application
     from aiagent.engines.wiki.errors import WikiError
     from aiagent.engines.wiki.pipeline import WikiRequest, generate
     from aiagent.engines.wiki.progress import Progress, wants_live
@@ -75,7 +76,8 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
         req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
                           diagrams, not no_security, analyst, tests=tests,
                           skills=_skills(settings, path, skills), mermaid_js=mermaid_js,
-                          settings=settings, check_min=minimum)
+                          settings=settings, check_min=minimum,
+                          skill_runtime=Application(settings, interactive=False).skill_runtime)
         summary = generate(req, say)
     except (WikiError, ConfigError) as exc:
         error, code = str(exc), int(getattr(exc, "exit_code", EXIT_USAGE))
