@@ -16,9 +16,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from aiagent.infra.store import db
-from aiagent.infra.store.schedules import ScheduleError, ScheduleStore
-
 if TYPE_CHECKING:
     from aiagent.infra.store.schedules import ScheduleStore
 
@@ -30,6 +27,8 @@ def _fail(message: str, code: int = 2) -> None:
 
 @contextmanager
 def _schedules() -> Iterator[ScheduleStore]:
+    from aiagent.infra.store import db
+    from aiagent.infra.store.schedules import ScheduleError, ScheduleStore
 
     try:
         store = ScheduleStore.open()

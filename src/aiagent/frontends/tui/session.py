@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from aiagent.agent.core.session import SessionRequest
 from aiagent.contracts.messages import Message
 
 if TYPE_CHECKING:
@@ -54,6 +53,7 @@ class SessionLink:
 
     def fork_at(self, messages: list[Message]) -> None:
         """Continue in a new session holding ``messages`` (a prefix of the current one)."""
+        from aiagent.agent.core.session import SessionRequest
 
         current = self.current
         if current is None:
