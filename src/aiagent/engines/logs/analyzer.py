@@ -29,6 +29,9 @@ from aiagent.engines.logs.timeline import Timeline
 from aiagent.engines.logs.timeparse import Where, find_time, parse_time, time_at
 
 KEY_TABLE = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
+BLANK_INFO = KeyInfo(None, 0, ev.BLANK, "blank")
+CONTINUATION_INFO = KeyInfo(None, 0, ev.CONTINUATION, "continuation")
+STAMP_KEY = 40  # lines whose keys start alike have their time in the same place
 STATUS = re.compile(rb'" ([45])\d\d ')  # an access log's 4xx/5xx: digits vanish from keys
 KEY_BYTES_LIMIT = 16 * 1024 * 1024
 MAX_CLUSTERS = 20000  # info-level ones hold a message only
@@ -73,6 +76,7 @@ class Analyzer:
         self.start_at: float | None = None
         self.end_at: float | None = None
         self._keys: dict[bytes, KeyInfo] = {}
+        self._infos: dict[tuple[int, int, int, str], KeyInfo] = {}
         self._key_bytes = 0
         self._hot: set[bytes] = set()
         self._stamps: dict[bytes, Where | None] = {}  # where a shape's time is
@@ -161,25 +165,31 @@ class Analyzer:
 
     def _classify(self, text: str) -> KeyInfo:
         if not text.strip():
-            return KeyInfo(None, 0, ev.BLANK, "blank")
+            return BLANK_INFO
         if self.rules.continuation.match(text):
-            return KeyInfo(None, 0, ev.CONTINUATION, "continuation")
-        parsed = self.parser.split(text)
+            return CONTINUATION_INFO
+        message, name, shape, fmt = self.parser.quick(text)  # the header's fields: not needed
         kind = ev.FRAME_TAIL if self.rules.after_frame.match(text) else ev.LINE
-        cluster = self.miner.add(parsed.message[:2000] or text[:2000], parsed.level)
-        level = RANK[parsed.level]
+        if not message or len(message) > 2000:
+            message, shape = (message or text)[:2000], None
+        cluster = self.miner.add(message, name, shape)
+        level = RANK[name]
         stats = self.clusters.get(cluster)
         if stats is None:
             if len(self.clusters) >= MAX_CLUSTERS:
                 self._prune()
-            stats = self.clusters[cluster] = ClusterStats(cluster, parsed.message[:400])
+            stats = self.clusters[cluster] = ClusterStats(cluster, message[:400])
         if level >= WARNING > stats.level:
             if self._hot_clusters >= MAX_HOT_CLUSTERS:
                 self._prune(hot=True)
             self._hot_clusters += 1
         stats.level = max(stats.level, level)
-        stats.formats.add(parsed.format)
-        return KeyInfo(cluster, level, kind, parsed.format)
+        stats.formats.add(fmt)
+        info = (cluster, level, kind, fmt)  # one KeyInfo for all the keys alike
+        got = self._infos.get(info)
+        if got is None:
+            got = self._infos[info] = KeyInfo(*info)
+        return got
 
     def _prune(self, hot: bool = False) -> None:
         """Too many clusters (a log of unique lines): forget the smaller half of the
@@ -191,9 +201,9 @@ class Analyzer:
         gone = {stats.cluster_id for stats in kept[:len(kept) // 2 + 1]}
         for cluster_id in gone:  # their lines so far stay in the level and format counts
             del self.clusters[cluster_id]
+        self._infos = {k: v for k, v in self._infos.items() if k[0] not in gone}
         for key in [k for k, info in self._keys.items() if info.cluster in gone]:
             del self._keys[key]
-            self._stamps.pop(key, None)
             self._hot.discard(key)
         if hot:
             self._hot_clusters -= len(gone)
@@ -371,10 +381,11 @@ class Analyzer:
         """The time on an event's head line. Where the stamp sits is learnt once per
         shape (key): the lines of a shape have their digits in the same places."""
         head = decode(line, 200)
-        where = self._stamps.get(key, False)
-        if where is False:
+        key = key[:STAMP_KEY]  # (a log of unique lines has few distinct heads)
+        if key not in self._stamps:
             at, self._stamps[key] = find_time(head)
             return at
+        where = self._stamps[key]
         if where is None:
             return parse_time(head)
         if len(self._stamp_values) > 4096:

@@ -9,6 +9,12 @@ and length it is most similar to (equal words over the message's non-wildcard wo
 if that similarity reaches ``sim_threshold``; the positions where they differ become
 variables. The level is part of the identity: an ERROR line never joins an INFO template.
 
+A message of a shape not seen lately first tries the *fast path*: the templates of its
+level, length and first word are checked at C speed against the shapes of its words at
+the places that are not variables (each such place remembers the few shapes its word was
+seen in); a template that agrees everywhere takes it without masking any word. Only a
+message no template takes that way is masked word by word and compared.
+
 Memory is bounded: the caches are cleared past their limits, and past ``max_clusters``
 the templates seen least are forgotten.
 """
@@ -18,7 +24,10 @@ from __future__ import annotations
 import bisect
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
 
 from aiagent.engines.logs.rules import limits, patterns
 
@@ -36,6 +45,9 @@ _DATE_WORDS = frozenset(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Jan",
                          "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
 # (the words of the date_word mask in patterns.toml, which a letters-only word skips)
 DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_NONE: dict[int, Cluster] = {}
+CHECK_SHAPES = 16  # shapes a fixed place of a template remembers for the fast path
+Probe = tuple[Callable[[list[bytes]], tuple[bytes, ...]], tuple[dict[bytes, str], ...], int, float]
 
 
 @dataclass(slots=True)
@@ -52,6 +64,10 @@ class Cluster:
     values: dict[int, list[str]] = field(default_factory=dict)  # … the words seen there
     events: dict[tuple[str, ...], int] = field(default_factory=dict)  # those words → event
     count: int = 0
+    checks: dict[int, dict[bytes, str]] = field(default_factory=dict)  # fixed place: shapes
+    probe: Probe | None = None  # the fast path's view of ``checks`` (None: to build)
+    inert: dict[int, set[bytes]] = field(default_factory=dict)  # watched place: shapes
+    # that teach it nothing more (what a place learns only narrows, so this only grows)
 
 
 class TemplateMiner:
@@ -70,18 +86,23 @@ class TemplateMiner:
         self._alias: dict[int, int] = {}  # an event merged into an earlier one
         self._words: dict[str, tuple[str, str]] = {}  # a masked word: its token and form
         self._shapes: dict[bytes, tuple[str, str]] = {}  # a word's shape: the same
+        self._fast: dict[tuple[str, int, bytes | None], dict[int, Cluster]] = {}
         self._next = 1
 
     # ---- mining ----------------------------------------------------------------------
 
-    def add(self, message: str, level: str = "") -> int:
+    def add(self, message: str, level: str = "", shape: bytes | None = None) -> int:
         """The id of the event ``message`` belongs to (a new one if no template is close).
-        Ids of events later merged into another resolve to it (:meth:`resolve`)."""
-        shape = message.encode("utf-8", "surrogatepass").translate(DIGITS)
+        Ids of events later merged into another resolve to it (:meth:`resolve`).
+        ``shape``: the message's UTF-8 bytes with its digits all 0, if already made."""
+        if shape is None:
+            shape = message.encode("utf-8", "surrogatepass").translate(DIGITS)
         key = (level, shape)
         got = self._exact.get(key)
-        if got is None:  # a shape not seen lately: mine it
-            got = self._mine(message, shape, level)
+        if got is None:  # a shape not seen lately: a template that fits, else mine it
+            got = self._fits(shape, level) if message.isascii() else None
+            if got is None:
+                got = self._mine(message, shape, level)
             if len(self._exact) >= CACHE_LIMIT:
                 self._exact.clear()
             self._exact[key] = got
@@ -108,7 +129,104 @@ class TemplateMiner:
         event = self._event(cluster, tokens)
         if cluster.watch:
             self._learn(cluster, seen)
+        if len(words) == len(shapes) and message.isascii():
+            self._check(cluster, shapes, tokens)
         return cluster, event
+
+    # ---- the fast path ---------------------------------------------------------------
+
+    def _fits(self, shape: bytes, level: str) -> tuple[Cluster, int] | None:
+        """The template of the level and length whose fixed places all hold a word of a
+        shape seen there before (the most such places wins), and the event; None if none.
+        No word is masked: the shapes are compared at C speed."""
+        shapes = shape.split()
+        n = len(shapes)
+        if not n:
+            return None
+        fast = self._fast
+        best, best_probe = None, None
+        for cluster in chain(fast.get((level, n, shapes[0]), _NONE).values(),
+                             fast.get((level, n, None), _NONE).values()):
+            probe = cluster.probe or self._probe(cluster)
+            pick, checks, fixed, share = probe
+            if not all(map(dict.__contains__, checks, pick(shapes))):
+                continue
+            if share < self.sim and not self._close(cluster, shapes, fixed):
+                continue
+            if best is None or fixed > best_probe[2] or (  # type: ignore[index]
+                    fixed == best_probe[2] and cluster.count > best.count):  # type: ignore[index]
+                best, best_probe = cluster, probe
+        if best is None:
+            return None
+        return best, self._take(best, shapes)
+
+    def _close(self, cluster: Cluster, shapes: list[bytes], fixed: int) -> bool:
+        """Whether the similarity reaches the threshold: the fixed places are all equal,
+        the message's non-wildcard words at the varied places count against."""
+        cache = self._shapes
+        other = 0
+        for i, token in enumerate(cluster.tokens):
+            if token == VARIED:
+                s = shapes[i]
+                other += (cache.get(s) or self._shaped(s, s.decode()))[0] != WILD
+        return fixed >= self.sim * (fixed + other)
+
+    def _take(self, cluster: Cluster, shapes: list[bytes]) -> int:
+        """A message the fast path gave ``cluster``: its event, and what the varied
+        places learn from it."""
+        checks = cluster.checks
+        if cluster.keyed:
+            key = tuple([checks[i][shapes[i]] for i in cluster.keyed])
+            event = cluster.events.get(key)
+            if event is None:
+                event = cluster.events[key] = self._next
+                self._next += 1
+                self._events[event] = (cluster, key)
+        else:
+            event = cluster.events[()]
+        if cluster.watch:
+            inert = cluster.inert
+            if not all([shapes[i] in inert.get(i, ()) for i in cluster.watch]):
+                self._learn_shapes(cluster, shapes)
+        return event
+
+    def _learn_shapes(self, cluster: Cluster, shapes: list[bytes]) -> None:
+        cache, inert = self._shapes, cluster.inert
+        watch = list(cluster.watch)
+        self._learn(cluster, {i: cache.get(shapes[i]) or self._shaped(shapes[i], shapes[i].decode())
+                              for i in watch})  # type: ignore[arg-type]
+        for i in cluster.watch:
+            known = inert.setdefault(i, set())
+            if len(known) < CHECK_SHAPES:
+                known.add(shapes[i])
+
+    def _probe(self, cluster: Cluster) -> Probe:
+        places = sorted(cluster.checks)
+        one = itemgetter(*places)
+        pick = one if len(places) > 1 else (lambda shapes: (one(shapes),))
+        probe = (pick, tuple(cluster.checks[i] for i in places), len(places),
+                 len(places) / len(cluster.tokens))
+        cluster.probe = probe
+        return probe
+
+    def _check(self, cluster: Cluster, shapes: list[bytes], tokens: tuple[str, ...]) -> None:
+        """The message's shapes at the template's fixed places, for the fast path."""
+        checks = cluster.checks
+        for i, token in enumerate(cluster.tokens):
+            if token == VARIED:
+                if checks.pop(i, None) is not None:
+                    cluster.probe = None
+                continue
+            seen = checks.get(i)
+            if seen is None:
+                seen = checks[i] = {}
+                cluster.probe = None
+            if len(seen) < CHECK_SHAPES:
+                seen[shapes[i]] = tokens[i]
+        if not checks:
+            return
+        anchor = shapes[0] if 0 in checks else None
+        self._fast.setdefault((cluster.level, len(shapes), anchor), {})[cluster.id] = cluster
 
     def resolve(self, event: int) -> int:
         """The event ``event`` was merged into (itself if none)."""
@@ -263,6 +381,9 @@ class TemplateMiner:
             for event in cluster.events.values():
                 del self._events[event]
             self._buckets[(cluster.level, len(cluster.tokens))].remove(cluster)
+        for members in self._fast.values():
+            for gone in [c for c in members if c not in self.clusters]:
+                del members[gone]
         self._exact.clear()
 
     # ---- templates -------------------------------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from aiagent.engines.logs.formats import level_of, parse_line
+from aiagent.engines.logs.formats import level_of, named_level, parse_line
 from aiagent.engines.logs.headers import Headers
 from aiagent.engines.logs.miner import DIGITS, TemplateMiner
 from aiagent.engines.logs.rules import patterns
@@ -52,6 +52,7 @@ class LineParser:
         self.headers = Headers()
         self.rules = patterns()
         self._has_level = False
+        self._named: dict[str, str | None] = {}  # a level field: the level it names
         self._levels: dict[tuple[str | None, bytes], str] = {}  # level_of, by shape
 
     def learn(self, lines: list[str]) -> None:
@@ -59,22 +60,33 @@ class LineParser:
         fmt = self.headers.format
         self._has_level = fmt is not None and "level" in fmt.rx.groupindex
 
-    def quick(self, line: str) -> tuple[str, str]:
-        """The message and level of a line (what mining needs, nothing else)."""
+    def quick(self, line: str) -> tuple[str, str, bytes | None, str]:
+        """The message, level, shape (its digits all 0: :meth:`TemplateMiner.add`) and
+        format name of a line: what mining needs, no other field, no time."""
         fmt = self.headers.format
         m = fmt.rx.match(line) if fmt is not None else None
         if m is None:
             split = self.split(line)
-            return split.message, split.level
+            return split.message, split.level, None, split.format
         message = m.group("msg")
         field = m.group("level") if self._has_level else None
-        key = (field, message.encode("utf-8", "surrogatepass").translate(DIGITS))
+        shape = message.encode("utf-8", "surrogatepass").translate(DIGITS)
+        key = (field, shape)
         level = self._levels.get(key)
         if level is None:
             if len(self._levels) >= 4096:
                 self._levels.clear()
-            level = self._levels[key] = level_of(field, message, self.rules)
-        return message, level
+            named = self._named.get(field, "") if field else None
+            if named == "" and field:
+                if len(self._named) >= 256:
+                    self._named.clear()
+                named = self._named[field] = named_level(field, self.rules)
+            if named is None:  # (level_of, where the field names no level)
+                level = level_of(field, message, self.rules)
+            else:  # (level_of, the usual case)
+                level = "fatal" if self.rules.fatal_hint.search(message) else named
+            self._levels[key] = level
+        return message, level, shape, fmt.name  # type: ignore[union-attr]
 
     def split(self, line: str) -> Split:
         got = self.headers.split(line)
@@ -161,8 +173,8 @@ class Mined:
             self._add(text)
 
     def _add(self, text: str) -> None:
-        message, level = self.parser.quick(text)
-        cluster = self.miner.add(message, level)
+        message, level, shape, _ = self.parser.quick(text)
+        cluster = self.miner.add(message, level, shape)
         self.ids.append(cluster)
         n = len(self.ids)
         stats = self.stats.get(cluster)
