@@ -25,7 +25,7 @@ from aiagent.engines.logs.formats import ERROR, RANK, WARNING
 from aiagent.engines.logs.miner import TemplateMiner
 from aiagent.engines.logs.parse import LineParser
 from aiagent.engines.logs.rules import limits, patterns
-from aiagent.engines.logs.timeline import Timeline
+from aiagent.engines.logs.timeline import Series, Timeline
 from aiagent.engines.logs.timeparse import Where, find_time, parse_time, time_at
 
 KEY_TABLE = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
@@ -398,6 +398,10 @@ class Analyzer:
             self._saw_time(at)
         where = self.axis(line, at)
         stats.arrivals.add(where)
+        if stats.series is None:
+            origin = self.timeline.origin
+            stats.series = Series(where if origin is None else origin)
+        stats.series.add(where)
         self.timeline.add(where, "errors" if level >= ERROR else "warnings")
 
     def _keep_tail(self, raw: list[bytes], keys: list[bytes], free: int) -> None:

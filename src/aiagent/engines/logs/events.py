@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from aiagent.engines.logs.timeline import Arrivals
+from aiagent.engines.logs.timeline import Arrivals, Series
 
 BLANK, LINE, FRAME_TAIL, CONTINUATION = range(4)
 """Kinds of line: blank; an ordinary line; an ordinary line that also ends a stack trace
@@ -40,6 +40,7 @@ class ClusterStats:
     count: int = 0  # lines with this shape, events' inner lines excepted
     events: int = 0  # events led by such a line (errors and warnings only)
     arrivals: Arrivals = field(default_factory=Arrivals)
+    series: Series | None = None  # events per stretch of the log (errors and warnings)
     first: Exemplar | None = None
     sample: Exemplar | None = None  # a later event, picked uniformly (reservoir sampling)
     formats: set[str] = field(default_factory=set)

@@ -96,6 +96,49 @@ class Arrivals:
         return round((sd - self._mean) / total, 3) if total > 0 else 1.0
 
 
+@dataclass(slots=True)
+class Series:
+    """One cluster's events per bucket from the log's origin, in at most ``size`` buckets
+    (the width doubles): how many came before a given place on the axis."""
+
+    origin: float
+    size: int = 32
+    width: float = 1.0
+    counts: list[int] = field(default_factory=list)
+
+    def add(self, at: float) -> None:
+        index = max(0, int((at - self.origin) // self.width))
+        while index >= self.size:
+            self.width *= 2
+            self.counts = [sum(self.counts[i:i + 2]) for i in range(0, len(self.counts), 2)]
+            index = max(0, int((at - self.origin) // self.width))
+        if index >= len(self.counts):
+            self.counts.extend([0] * (index + 1 - len(self.counts)))
+        self.counts[index] += 1
+
+    def before(self, edge: float) -> float:
+        """Events before ``edge`` (those of the bucket it cuts, in proportion)."""
+        return _before([(self.origin + i * self.width, float(n)) for i, n in enumerate(self.counts)],
+                       self.width, edge)
+
+
+def _before(buckets: list[tuple[float, float]], width: float, edge: float) -> float:
+    total = 0.0
+    for start, n in buckets:
+        if start + width <= edge:
+            total += n
+        elif start < edge:
+            total += n * (edge - start) / width
+    return total
+
+
+def lines_before(timeline: Timeline, edge: float) -> tuple[float, float]:
+    """The lines of ``timeline`` before ``edge`` and from it on."""
+    buckets = [(at, counts["lines"]) for at, counts in timeline.buckets()]
+    before = _before(buckets, timeline.width, edge)
+    return before, sum(n for _, n in buckets) - before
+
+
 @dataclass(frozen=True, slots=True)
 class ChangePoint:
     index: int  # the first bucket of the new regime
