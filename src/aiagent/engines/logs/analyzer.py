@@ -118,6 +118,7 @@ class Analyzer:
             keys = [key[:self.max_line] for key in keys]
         self._mark_status(block, keys)
         counts = Counter(keys)
+        self.parser.no_fatal = self.rules.fatal_hint.absent_bytes(block)
         self._learn(counts, keys, raw)
         self._count(counts)
         self._place_volume(raw, keys)
@@ -244,6 +245,7 @@ class Analyzer:
         keys = [raw.translate(KEY_TABLE)]
         self._mark_status(raw, keys)
         if keys[0] not in self._keys:
+            self.parser.no_fatal = self.rules.fatal_hint.absent_bytes(raw)
             self._learn(Counter(keys), keys, [raw])
         return self._kind(keys[0])
 

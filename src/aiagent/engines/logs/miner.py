@@ -26,7 +26,6 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import chain
 from operator import itemgetter
 
 from aiagent.engines.logs.rules import limits, patterns
@@ -45,9 +44,9 @@ _DATE_WORDS = frozenset(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Jan",
                          "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
 # (the words of the date_word mask in patterns.toml, which a letters-only word skips)
 DIGITS = bytes.maketrans(b"123456789", b"000000000")
-_NONE: dict[int, Cluster] = {}
 CHECK_SHAPES = 16  # shapes a fixed place of a template remembers for the fast path
-Probe = tuple[Callable[[list[bytes]], tuple[bytes, ...]], tuple[dict[bytes, str], ...], int, float]
+Pick = Callable[[list[bytes]], tuple[bytes, ...]]
+Probe = tuple[Pick, tuple[dict[bytes, str], ...], int, float, Pick, tuple[set[bytes], ...]]
 
 
 @dataclass(slots=True)
@@ -144,18 +143,18 @@ class TemplateMiner:
         if not n:
             return None
         fast = self._fast
-        best, best_probe = None, None
-        for cluster in chain(fast.get((level, n, shapes[0]), _NONE).values(),
-                             fast.get((level, n, None), _NONE).values()):
-            probe = cluster.probe or self._probe(cluster)
-            pick, checks, fixed, share = probe
-            if not all(map(dict.__contains__, checks, pick(shapes))):
+        best: Cluster | None = None
+        most = 0
+        for group in (fast.get((level, n, shapes[0])), fast.get((level, n, None))):
+            if group is None:
                 continue
-            if share < self.sim and not self._close(cluster, shapes, fixed):
-                continue
-            if best is None or fixed > best_probe[2] or (  # type: ignore[index]
-                    fixed == best_probe[2] and cluster.count > best.count):  # type: ignore[index]
-                best, best_probe = cluster, probe
+            for cluster in group.values():
+                pick, checks, fixed, share, _, _ = cluster.probe or self._probe(cluster)
+                if not all(map(dict.__contains__, checks, pick(shapes))) or (
+                        share < self.sim and not self._close(cluster, shapes, fixed)):
+                    continue
+                if best is None or fixed > most or (fixed == most and cluster.count > best.count):
+                    best, most = cluster, fixed
         if best is None:
             return None
         return best, self._take(best, shapes)
@@ -185,8 +184,8 @@ class TemplateMiner:
         else:
             event = cluster.events[()]
         if cluster.watch:
-            inert = cluster.inert
-            if not all([shapes[i] in inert.get(i, ()) for i in cluster.watch]):
+            _, _, _, _, pick, inert = cluster.probe or self._probe(cluster)
+            if not all(map(set.__contains__, inert, pick(shapes))):
                 self._learn_shapes(cluster, shapes)
         return event
 
@@ -196,16 +195,19 @@ class TemplateMiner:
         self._learn(cluster, {i: cache.get(shapes[i]) or self._shaped(shapes[i], shapes[i].decode())
                               for i in watch})  # type: ignore[arg-type]
         for i in cluster.watch:
-            known = inert.setdefault(i, set())
+            known = inert.get(i)
+            if known is None:
+                known = inert[i] = set()
+                cluster.probe = None
             if len(known) < CHECK_SHAPES:
                 known.add(shapes[i])
 
     def _probe(self, cluster: Cluster) -> Probe:
         places = sorted(cluster.checks)
-        one = itemgetter(*places)
-        pick = one if len(places) > 1 else (lambda shapes: (one(shapes),))
-        probe = (pick, tuple(cluster.checks[i] for i in places), len(places),
-                 len(places) / len(cluster.tokens))
+        watch = list(cluster.watch)
+        inert = tuple(cluster.inert.setdefault(i, set()) for i in watch)
+        probe = (_picker(places), tuple(cluster.checks[i] for i in places), len(places),
+                 len(places) / len(cluster.tokens), _picker(watch), inert)
         cluster.probe = probe
         return probe
 
@@ -289,6 +291,7 @@ class TemplateMiner:
         cluster.tokens[i] = VARIED
         cluster.forms[i] = cluster.prefix[i] = cluster.suffix[i] = form
         cluster.watch.append(i)
+        cluster.probe = None
 
     def _merge(self, cluster: Cluster, tokens: tuple[str, ...]) -> None:
         """Places where ``tokens`` differs from the template: where both hold a plain word
@@ -372,6 +375,7 @@ class TemplateMiner:
                 done.append(i)
         for i in done:
             cluster.watch.remove(i)
+            cluster.probe = None
 
     def _forget(self) -> None:
         """Too many templates (a log of unique lines): forget the less seen half."""
@@ -401,6 +405,16 @@ class TemplateMiner:
             if i < len(cluster.seps):
                 out.append(cluster.seps[i])
         return _RUNS.sub(VAR, "".join(out))
+
+
+def _picker(places: list[int]) -> Callable[[list[bytes]], tuple[bytes, ...]]:
+    """The words at ``places`` of a message's words, as a tuple (at C speed)."""
+    if len(places) > 1:
+        return itemgetter(*places)
+    if places:
+        one = places[0]
+        return lambda words: (words[one],)
+    return lambda words: ()
 
 
 def _plain(token: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import IO
 
 from aiagent.engines.logs.formats import level_of, named_level, parse_line
@@ -21,6 +22,7 @@ from aiagent.engines.logs.miner import DIGITS, TemplateMiner
 from aiagent.engines.logs.rules import patterns
 
 SAMPLE = 200  # first lines the header format is learnt from
+BATCH = 4096  # lines looked at together for what none of them holds
 
 
 @dataclass(slots=True)
@@ -53,6 +55,7 @@ class LineParser:
         self.rules = patterns()
         self._has_level = False
         self._named: dict[str, str | None] = {}  # a level field: the level it names
+        self.no_fatal = False  # set while the lines read have no fatal hint (Hint.absent)
         self._levels: dict[tuple[str | None, bytes], str] = {}  # level_of, by shape
 
     def learn(self, lines: list[str]) -> None:
@@ -71,6 +74,10 @@ class LineParser:
         message = m.group("msg")
         field = m.group("level") if self._has_level else None
         shape = message.encode("utf-8", "surrogatepass").translate(DIGITS)
+        if self.no_fatal and field is not None:  # level_of: the field's level, no hint
+            named = self._named.get(field)
+            if named is not None:
+                return message, named, shape, fmt.name  # type: ignore[union-attr]
         key = (field, shape)
         level = self._levels.get(key)
         if level is None:
@@ -138,16 +145,23 @@ class Mined:
 
     def feed(self, lines: Iterable[str]) -> None:
         pending: list[str] = []
-        for text in lines:
-            if not self.parser.headers.learned:
-                pending.append(text.rstrip("\r\n"))
-                if len(pending) >= SAMPLE:
-                    self._learn(pending)
-                    pending = []
-                continue
-            self._add(text.rstrip("\r\n"))
+        it = iter(lines)
+        while not self.parser.headers.learned:
+            text = next(it, None)
+            if text is None:
+                break
+            pending.append(text.rstrip("\r\n"))
+            if len(pending) >= SAMPLE:
+                self._learn(pending)
+                pending = []
         if pending:
             self._learn(pending)
+        hint, parser, add = self.parser.rules.fatal_hint, self.parser, self._add
+        while batch := list(islice(it, BATCH)):  # lines with no fatal hint: known at once
+            parser.no_fatal = hint.absent("".join(batch))
+            for text in batch:
+                add(text.rstrip("\r\n"))
+        parser.no_fatal = False
         self._times()
         self._fold()
 
