@@ -85,7 +85,8 @@ class TemplateMiner:
         self._alias: dict[int, int] = {}  # an event merged into an earlier one
         self._words: dict[str, tuple[str, str]] = {}  # a masked word: its token and form
         self._shapes: dict[bytes, tuple[str, str]] = {}  # a word's shape: the same
-        self._fast: dict[tuple[str, int, bytes | None], dict[int, Cluster]] = {}
+        # level and length → first word's shape (None: a varied one) → templates
+        self._fast: dict[tuple[str, int], dict[bytes | None, dict[int, Cluster]]] = {}
         self._next = 1
 
     # ---- mining ----------------------------------------------------------------------
@@ -142,10 +143,12 @@ class TemplateMiner:
         n = len(shapes)
         if not n:
             return None
-        fast = self._fast
+        fast = self._fast.get((level, n))
+        if fast is None:
+            return None
         best: Cluster | None = None
         most = 0
-        for group in (fast.get((level, n, shapes[0])), fast.get((level, n, None))):
+        for group in (fast.get(shapes[0]), fast.get(None)):
             if group is None:
                 continue
             for cluster in group.values():
@@ -228,7 +231,8 @@ class TemplateMiner:
         if not checks:
             return
         anchor = shapes[0] if 0 in checks else None
-        self._fast.setdefault((cluster.level, len(shapes), anchor), {})[cluster.id] = cluster
+        fast = self._fast.setdefault((cluster.level, len(shapes)), {})
+        fast.setdefault(anchor, {})[cluster.id] = cluster
 
     def resolve(self, event: int) -> int:
         """The event ``event`` was merged into (itself if none)."""
@@ -385,9 +389,10 @@ class TemplateMiner:
             for event in cluster.events.values():
                 del self._events[event]
             self._buckets[(cluster.level, len(cluster.tokens))].remove(cluster)
-        for members in self._fast.values():
-            for gone in [c for c in members if c not in self.clusters]:
-                del members[gone]
+        for groups in self._fast.values():
+            for members in groups.values():
+                for gone in [c for c in members if c not in self.clusters]:
+                    del members[gone]
         self._exact.clear()
 
     # ---- templates -------------------------------------------------------------------

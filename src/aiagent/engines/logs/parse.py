@@ -11,6 +11,7 @@ line, and gives the rows on a second reading.
 from __future__ import annotations
 
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
@@ -71,8 +72,10 @@ class LineParser:
         if m is None:
             split = self.split(line)
             return split.message, split.level, None, split.format
-        message = m.group("msg")
-        field = m.group("level") if self._has_level else None
+        if self._has_level:
+            message, field = m.group("msg", "level")
+        else:
+            message, field = m.group("msg"), None
         shape = message.encode("utf-8", "surrogatepass").translate(DIGITS)
         if self.no_fatal and field is not None:  # level_of: the field's level, no hint
             named = self._named.get(field)
@@ -142,6 +145,7 @@ class Mined:
         self.parser, self.miner = LineParser(), TemplateMiner()
         self.ids = array("l")
         self.stats: dict[int, TemplateStats] = {}
+        self._last: dict[int, str] = {}  # an event's last line (counts: at the end)
 
     def feed(self, lines: Iterable[str]) -> None:
         pending: list[str] = []
@@ -156,14 +160,42 @@ class Mined:
                 pending = []
         if pending:
             self._learn(pending)
-        hint, parser, add = self.parser.rules.fatal_hint, self.parser, self._add
+        parser, hint = self.parser, self.parser.rules.fatal_hint
+        quick, mine, ids, last = parser.quick, self.miner.add, self.ids, self._last
         while batch := list(islice(it, BATCH)):  # lines with no fatal hint: known at once
             parser.no_fatal = hint.absent("".join(batch))
-            for text in batch:
-                add(text.rstrip("\r\n"))
+            for text in batch:  # (what _add does, inline: this loop is the hot one)
+                text = text.rstrip("\r\n")
+                message, level, shape, _ = quick(text)
+                event = mine(message, level, shape)
+                ids.append(event)
+                if event not in last:
+                    self._first(event, level, text)
+                last[event] = text
         parser.no_fatal = False
+        self._tally()
         self._times()
         self._fold()
+
+    def _first(self, event: int, level: str, text: str) -> None:
+        stats = self.stats[event] = TemplateStats(event, level, first_line=len(self.ids))
+        stats.first_text = text
+
+    def _tally(self) -> None:
+        """Each event's count and last line, from the ids (at C speed but the last few)."""
+        counts = Counter(self.ids)
+        missing = set(self.stats)
+        for stats in self.stats.values():
+            stats.count = counts[stats.template_id]
+            stats.last_text = self._last[stats.template_id]
+        ids = self.ids
+        for n in range(len(ids) - 1, -1, -1):
+            if ids[n] in missing:
+                self.stats[ids[n]].last_line = n + 1
+                missing.discard(ids[n])
+                if not missing:
+                    break
+        self._last.clear()
 
     def _fold(self) -> None:
         """Events the miner merged since their lines were counted: one entry each."""
@@ -188,16 +220,11 @@ class Mined:
 
     def _add(self, text: str) -> None:
         message, level, shape, _ = self.parser.quick(text)
-        cluster = self.miner.add(message, level, shape)
-        self.ids.append(cluster)
-        n = len(self.ids)
-        stats = self.stats.get(cluster)
-        if stats is None:
-            stats = self.stats[cluster] = TemplateStats(cluster, level, first_line=n)
-            stats.first_text = text
-        stats.count += 1
-        stats.last_line = n
-        stats.last_text = text
+        event = self.miner.add(message, level, shape)
+        self.ids.append(event)
+        if event not in self._last:
+            self._first(event, level, text)
+        self._last[event] = text
 
     def _times(self) -> None:
         """The times of each template's first and last lines (read once, at the end)."""
