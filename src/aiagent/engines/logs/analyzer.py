@@ -78,6 +78,7 @@ class Analyzer:
         self._keys: dict[bytes, KeyInfo] = {}
         self._infos: dict[tuple[int, int, int, str], KeyInfo] = {}
         self._key_bytes = 0
+        self._new_keys = 0  # in the block (or line) just learnt
         self._hot: set[bytes] = set()
         self._stamps: dict[bytes, Where | None] = {}  # where a shape's time is
         self._stamp_values: dict[str, float | None] = {}  # recent stamps, read
@@ -120,6 +121,7 @@ class Analyzer:
         counts = Counter(keys)
         self.parser.no_fatal = self.rules.fatal_hint.absent_bytes(block)
         self._learn(counts, keys, raw)
+        unique = 2 * self._new_keys > len(keys)
         self._count(counts)
         self._place_volume(raw, keys)
         start = self._go_on(raw, keys)
@@ -128,6 +130,8 @@ class Analyzer:
                 if i >= start:
                     start = self._event(i, raw, keys, start)
         self._keep_tail(raw, keys, start)
+        if unique:  # most lines of the block were new shapes: no use keeping them
+            self._forget_keys()
         self.lines += len(raw)
         self.bytes += len(block)
         if self.on_progress is not None:
@@ -143,13 +147,11 @@ class Analyzer:
 
     def _learn(self, counts: Counter[bytes], keys: list[bytes], raw: list[bytes]) -> None:
         new = [key for key in counts if key not in self._keys]
+        self._new_keys = len(new)
         if not new:
             return
         if len(self._keys) + len(new) > self.max_keys or self._key_bytes > KEY_BYTES_LIMIT:
-            self._keys.clear()
-            self._hot.clear()
-            self._stamps.clear()
-            self._key_bytes = 0
+            self._forget_keys()
             new = list(counts)
         if not self.parser.headers.learned:
             self.parser.learn([decode(line, self.max_line) for line in raw[:200]])
@@ -164,8 +166,15 @@ class Analyzer:
             if info.cluster is not None and info.level >= WARNING:
                 self._hot.add(key)
 
+    def _forget_keys(self) -> None:
+        self._keys.clear()
+        self._hot.clear()
+        self._key_bytes = 0
+        if len(self._stamps) > 4096:
+            self._stamps.clear()
+
     def _classify(self, text: str) -> KeyInfo:
-        if not text.strip():
+        if not text or text.isspace():
             return BLANK_INFO
         if self.rules.continuation.match(text):
             return CONTINUATION_INFO
@@ -184,7 +193,8 @@ class Analyzer:
             if self._hot_clusters >= MAX_HOT_CLUSTERS:
                 self._prune(hot=True)
             self._hot_clusters += 1
-        stats.level = max(stats.level, level)
+        if level > stats.level:
+            stats.level = level
         stats.formats.add(fmt)
         info = (cluster, level, kind, fmt)  # one KeyInfo for all the keys alike
         got = self._infos.get(info)
