@@ -46,7 +46,8 @@ _DATE_WORDS = frozenset(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Jan",
 DIGITS = bytes.maketrans(b"123456789", b"000000000")
 CHECK_SHAPES = 16  # shapes a fixed place of a template remembers for the fast path
 Pick = Callable[[list[bytes]], tuple[bytes, ...]]
-Probe = tuple[Pick, tuple[dict[bytes, str], ...], int, float, Pick, tuple[set[bytes], ...]]
+Probe = tuple[Pick, tuple[dict[bytes, str], ...], int, float, Pick, tuple[set[bytes], ...],
+              Pick, tuple[set[bytes], ...]]
 
 
 @dataclass(slots=True)
@@ -66,6 +67,7 @@ class Cluster:
     checks: dict[int, dict[bytes, str]] = field(default_factory=dict)  # fixed place: shapes
     probe: Probe | None = None  # the fast path's view of ``checks`` (None: to build)
     inert: dict[int, set[bytes]] = field(default_factory=dict)  # watched place: shapes
+    wild: dict[int, set[bytes]] = field(default_factory=dict)  # varied place: wildcards' shapes
     # that teach it nothing more (what a place learns only narrows, so this only grows)
 
 
@@ -152,9 +154,11 @@ class TemplateMiner:
             if group is None:
                 continue
             for cluster in group.values():
-                pick, checks, fixed, share, _, _ = cluster.probe or self._probe(cluster)
+                probe = cluster.probe or self._probe(cluster)
+                pick, checks, fixed, share, _, _, vary, wild = probe
                 if not all(map(dict.__contains__, checks, pick(shapes))) or (
-                        share < self.sim and not self._close(cluster, shapes, fixed)):
+                        share < self.sim and not all(map(set.__contains__, wild, vary(shapes)))
+                        and not self._close(cluster, shapes, fixed)):
                     continue
                 if best is None or fixed > most or (fixed == most and cluster.count > best.count):
                     best, most = cluster, fixed
@@ -165,12 +169,15 @@ class TemplateMiner:
     def _close(self, cluster: Cluster, shapes: list[bytes], fixed: int) -> bool:
         """Whether the similarity reaches the threshold: the fixed places are all equal,
         the message's non-wildcard words at the varied places count against."""
-        cache = self._shapes
+        cache, wild = self._shapes, cluster.wild
         other = 0
         for i, token in enumerate(cluster.tokens):
             if token == VARIED:
                 s = shapes[i]
-                other += (cache.get(s) or self._shaped(s, s.decode()))[0] != WILD
+                if (cache.get(s) or self._shaped(s, s.decode()))[0] != WILD:
+                    other += 1
+                elif len(known := wild.setdefault(i, set())) < CHECK_SHAPES:
+                    known.add(s)  # (seen by the next probe built)
         return fixed >= self.sim * (fixed + other)
 
     def _take(self, cluster: Cluster, shapes: list[bytes]) -> int:
@@ -187,7 +194,7 @@ class TemplateMiner:
         else:
             event = cluster.events[()]
         if cluster.watch:
-            _, _, _, _, pick, inert = cluster.probe or self._probe(cluster)
+            _, _, _, _, pick, inert, _, _ = cluster.probe or self._probe(cluster)
             if not all(map(set.__contains__, inert, pick(shapes))):
                 self._learn_shapes(cluster, shapes)
         return event
@@ -209,8 +216,10 @@ class TemplateMiner:
         places = sorted(cluster.checks)
         watch = list(cluster.watch)
         inert = tuple(cluster.inert.setdefault(i, set()) for i in watch)
+        varied = [i for i, token in enumerate(cluster.tokens) if token == VARIED]
+        wild = tuple(cluster.wild.setdefault(i, set()) for i in varied)
         probe = (_picker(places), tuple(cluster.checks[i] for i in places), len(places),
-                 len(places) / len(cluster.tokens), _picker(watch), inert)
+                 len(places) / len(cluster.tokens), _picker(watch), inert, _picker(varied), wild)
         cluster.probe = probe
         return probe
 
