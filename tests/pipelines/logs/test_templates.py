@@ -285,3 +285,26 @@ def test_the_fast_path_gives_what_masking_every_word_gives() -> None:
     assert len(mined) < len(messages) // 10  # most new shapes took the fast path
     assert [fast.resolve(i) for i in got_fast] == [slow.resolve(i) for i in got_slow]
     assert [fast.template(i) for i in got_fast] == [slow.template(i) for i in got_slow]
+
+
+def test_the_template_index_finds_what_comparing_every_template_finds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from aiagent.engines.logs import miner as miner_module
+
+    rnd = random.Random(5)
+    vocab = [f"w{chr(97 + i)}x" for i in range(26)] + ["alpha", "beta", "gamma", "delta"]
+    messages = [(" ".join(rnd.choice(vocab) for _ in range(4)) + f" took {rnd.randrange(999)} ms",
+                 "info") for _ in range(3000)]
+
+    def mine(indexed: int) -> tuple[list[int], list[str | None], int]:
+        monkeypatch.setattr(miner_module, "INDEXED", indexed)
+        miner = TemplateMiner()
+        miner._fits = lambda shape, level: None  # type: ignore[method-assign]
+        ids = [miner.resolve(miner.add(m, lv)) for m, lv in messages]
+        return ids, [miner.template(i) for i in ids], len(miner.clusters)
+
+    indexed, every = mine(0), mine(10 ** 9)
+    assert indexed[2] > 500  # many templates of one level and length
+    assert indexed == every

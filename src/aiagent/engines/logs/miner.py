@@ -22,6 +22,7 @@ the templates seen least are forgotten.
 from __future__ import annotations
 
 import bisect
+import math
 import os
 import re
 from collections.abc import Callable
@@ -44,6 +45,7 @@ _DATE_WORDS = frozenset(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Jan",
                          "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
 # (the words of the date_word mask in patterns.toml, which a letters-only word skips)
 DIGITS = bytes.maketrans(b"123456789", b"000000000")
+INDEXED = 16  # templates of a level and length compared one by one; past that, indexed
 CHECK_SHAPES = 16  # shapes a fixed place of a template remembers for the fast path
 Pick = Callable[[list[bytes]], tuple[bytes, ...]]
 Probe = tuple[Pick, tuple[dict[bytes, str], ...], int, float, Pick, tuple[set[bytes], ...],
@@ -82,6 +84,8 @@ class TemplateMiner:
         self._inner = rules.inner_number
         self.clusters: dict[int, Cluster] = {}
         self._buckets: dict[tuple[str, int], list[Cluster]] = {}
+        # level, length, place, word → templates that hold the word there (or once did)
+        self._at: dict[tuple[str, int, int, str], list[Cluster]] = {}
         self._exact: dict[tuple[str, bytes], tuple[Cluster, int]] = {}
         self._events: dict[int, tuple[Cluster, tuple[str, ...]]] = {}  # event → its words
         self._alias: dict[int, int] = {}  # an event merged into an earlier one
@@ -276,7 +280,7 @@ class TemplateMiner:
         message's non-wildcard words (a keyed place matches any of its words)."""
         best, best_sim = None, self.sim
         total = len(tokens) - tokens.count(WILD)
-        for cluster in self._buckets.get((level, len(tokens)), ()):
+        for cluster in self._candidates(level, tokens, total):
             equal = sum(map(str.__eq__, cluster.tokens, tokens))
             if cluster.values:
                 equal += sum(1 for i, words in cluster.values.items()
@@ -285,6 +289,37 @@ class TemplateMiner:
             if sim > best_sim or (sim == best_sim and (best is None or cluster.count > best.count)):
                 best, best_sim = cluster, sim
         return best
+
+    def _candidates(self, level: str, tokens: tuple[str, ...], total: int) -> list[Cluster]:
+        """The templates of the level and length that may reach the threshold, in the
+        order they were made: past a few, only those equal to the message at one of its
+        first ``total - least + 1`` non-wildcard words at least (with fewer equal words
+        than ``least`` none can)."""
+        n = len(tokens)
+        bucket = self._buckets.get((level, n), [])
+        if len(bucket) <= INDEXED or not total:
+            return bucket
+        least = math.ceil(self.sim * total - 1e-9)
+        places = [i for i, token in enumerate(tokens) if token != WILD][:total - least + 1]
+        found: dict[int, Cluster] = {}
+        at = self._at
+        for i in places:
+            for cluster in at.get((level, n, i, tokens[i]), ()):
+                found[cluster.id] = cluster
+        return [found[k] for k in sorted(found)]
+
+    def _index(self, cluster: Cluster, i: int, word: str) -> None:
+        self._at.setdefault((cluster.level, len(cluster.tokens), i, word), []).append(cluster)
+
+    def _reindex(self) -> None:
+        self._at = {}
+        for cluster in self.clusters.values():
+            for i, token in enumerate(cluster.tokens):
+                if token != VARIED:
+                    self._index(cluster, i, token)
+            for i, words in cluster.values.items():
+                for word in words[1:]:
+                    self._index(cluster, i, word)
 
     def _new(self, level: str, tokens: tuple[str, ...], seps: list[str],
              seen: list[tuple[str, str]]) -> Cluster:
@@ -296,6 +331,8 @@ class TemplateMiner:
         for i, token in enumerate(tokens):
             if token == WILD:
                 self._vary(cluster, i, seen[i][1])
+            else:
+                self._index(cluster, i, token)
         self.clusters[cluster.id] = cluster
         self._buckets.setdefault((level, n), []).append(cluster)
         return cluster
@@ -320,10 +357,12 @@ class TemplateMiner:
                     continue
                 if _plain(m) and len(known) < self.max_keyed:
                     known.append(m)
+                    self._index(cluster, i, m)
                     continue
                 self._unkey(cluster, i)
             elif self.max_keyed > 1 and _plain(t) and _plain(m):
                 self._key(cluster, i, [t, m])
+                self._index(cluster, i, m)
                 continue
             self._vary(cluster, i, self._first_form(cluster, i))
 
@@ -402,6 +441,7 @@ class TemplateMiner:
             for members in groups.values():
                 for gone in [c for c in members if c not in self.clusters]:
                     del members[gone]
+        self._reindex()
         self._exact.clear()
 
     # ---- templates -------------------------------------------------------------------
