@@ -81,6 +81,7 @@ class Analyzer:
         self._new_keys = 0  # in the block (or line) just learnt
         self._hot: set[bytes] = set()
         self._stamps: dict[bytes, Where | None] = {}  # where a shape's time is
+        self._heads: dict[bytes, Where | None] = {}  # the same, by a line's first bytes
         self._stamp_values: dict[str, float | None] = {}  # recent stamps, read
         self._last_at: float | None = None
         self._tail: list[bytes] = []
@@ -119,8 +120,7 @@ class Analyzer:
             keys = [key[:self.max_line] for key in keys]
         self._mark_status(block, keys)
         counts = Counter(keys)
-        self.parser.no_fatal = self.rules.fatal_hint.absent_bytes(block)
-        self._learn(counts, keys, raw)
+        self._learn(counts, keys, raw, block)
         unique = 2 * self._new_keys > len(keys)
         self._count(counts)
         self._place_volume(raw, keys)
@@ -145,11 +145,14 @@ class Analyzer:
             if line < len(keys):
                 keys[line] += b" <" + m.group(1) + b"xx>"
 
-    def _learn(self, counts: Counter[bytes], keys: list[bytes], raw: list[bytes]) -> None:
+    def _learn(self, counts: Counter[bytes], keys: list[bytes], raw: list[bytes],
+               block: bytes = b"") -> None:
         new = [key for key in counts if key not in self._keys]
         self._new_keys = len(new)
         if not new:
             return
+        # many new shapes: whether none has a fatal hint, known for all at once
+        self.parser.no_fatal = len(new) > 256 and self.rules.fatal_hint.absent_bytes(block)
         if len(self._keys) + len(new) > self.max_keys or self._key_bytes > KEY_BYTES_LIMIT:
             self._forget_keys()
             new = list(counts)
@@ -170,8 +173,7 @@ class Analyzer:
         self._keys.clear()
         self._hot.clear()
         self._key_bytes = 0
-        if len(self._stamps) > 4096:
-            self._stamps.clear()
+        self._stamps.clear()
 
     def _classify(self, text: str) -> KeyInfo:
         if not text or text.isspace():
@@ -255,7 +257,6 @@ class Analyzer:
         keys = [raw.translate(KEY_TABLE)]
         self._mark_status(raw, keys)
         if keys[0] not in self._keys:
-            self.parser.no_fatal = self.rules.fatal_hint.absent_bytes(raw)
             self._learn(Counter(keys), keys, [raw])
         return self._kind(keys[0])
 
@@ -393,11 +394,17 @@ class Analyzer:
         """The time on an event's head line. Where the stamp sits is learnt once per
         shape (key): the lines of a shape have their digits in the same places."""
         head = decode(line, 200)
-        key = key[:STAMP_KEY]  # (a log of unique lines has few distinct heads)
-        if key not in self._stamps:
-            at, self._stamps[key] = find_time(head)
-            return at
-        where = self._stamps[key]
+        stamps = self._stamps
+        if key not in stamps:  # a new shape: lines that start alike have their time alike
+            start = key[:STAMP_KEY]  # (a log of unique lines has few distinct heads)
+            if start not in self._heads:
+                if len(self._heads) >= 4096:
+                    self._heads.clear()
+                at, found = find_time(head)
+                stamps[key] = self._heads[start] = found
+                return at
+            stamps[key] = self._heads[start]
+        where = stamps[key]
         if where is None:
             return parse_time(head)
         if len(self._stamp_values) > 4096:

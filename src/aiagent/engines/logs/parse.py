@@ -57,6 +57,7 @@ class LineParser:
         self._has_level = False
         self._named: dict[str, str | None] = {}  # a level field: the level it names
         self.no_fatal = False  # set while the lines read have no fatal hint (Hint.absent)
+        self.misses = 0  # lines whose level was not known from a line of their shape
         self._levels: dict[tuple[str | None, bytes], str] = {}  # level_of, by shape
 
     def learn(self, lines: list[str]) -> None:
@@ -84,6 +85,7 @@ class LineParser:
         key = (field, shape)
         level = self._levels.get(key)
         if level is None:
+            self.misses += 1
             if len(self._levels) >= 4096:
                 self._levels.clear()
             named = self._named.get(field, "") if field else None
@@ -162,8 +164,11 @@ class Mined:
             self._learn(pending)
         parser, hint = self.parser, self.parser.rules.fatal_hint
         quick, mine, ids, last = parser.quick, self.miner.add, self.ids, self._last
+        misses = BATCH  # lines whose level was not known from a line of their shape
         while batch := list(islice(it, BATCH)):  # lines with no fatal hint: known at once
-            parser.no_fatal = hint.absent("".join(batch))
+            parser.no_fatal = (parser.no_fatal or misses > BATCH // 8) \
+                and hint.absent("".join(batch))
+            misses = parser.misses
             for text in batch:  # (what _add does, inline: this loop is the hot one)
                 text = text.rstrip("\r\n")
                 message, level, shape, _ = quick(text)
@@ -172,6 +177,7 @@ class Mined:
                 if event not in last:
                     self._first(event, level, text)
                 last[event] = text
+            misses = parser.misses - misses
         parser.no_fatal = False
         self._tally()
         self._times()
