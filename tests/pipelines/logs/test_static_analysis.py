@@ -165,3 +165,21 @@ def test_incidents_are_ranked_by_what_changed() -> None:
     assert by[new]["change"]["new"] and by[new]["change"]["events_before"] == 0
     assert not by[steady]["change"]["new"] and by[steady]["change"]["surprise"] == 0
     assert by[grown]["change"]["events_after"] > 3 * by[grown]["change"]["expected_after"]
+
+
+def test_events_merged_by_the_miner_are_one_item() -> None:
+    """The first lines of a template with a unique word each get events of their own until
+    the word's place becomes a variable; the report folds them into one item."""
+    rnd = random.Random(2)
+    lines = []
+    for i in range(400):
+        word = "".join(rnd.choice("abcdefghij") for _ in range(10))
+        level, text = ("ERROR", f"save failed for order {i}: connection reset session {word}") \
+            if i % 4 == 0 else ("INFO", f"GET /orders/{i} 200 session {word}")
+        lines.append(f"2024-05-01 12:{i // 60:02d}:{i % 60:02d},000 {level} [db] c.s.Repo - {text}")
+    report = report_of("\n".join(lines) + "\n")
+    errors = [c for c in report["clusters"] if c["level"] == "error"]
+    assert len(errors) == 1 and errors[0]["events"] == 100
+    assert errors[0]["template"] == "save failed for order <*>: connection reset session <*>"
+    assert errors[0]["first_seen"] == "2024-05-01T12:00:00Z"
+    assert errors[0]["exemplars"][0]["line"] == 1

@@ -109,6 +109,22 @@ class Analyzer:
         held, self._held = self._held, b""
         if held:
             self._feed(held)
+        self._fold()
+
+    def _fold(self) -> None:
+        """Clusters whose events the miner merged since (their template grew a variable):
+        one item each, under the id they merged into."""
+        for cluster_id in [c for c in self.clusters if self.miner.resolve(c) != c]:
+            gone = self.clusters.pop(cluster_id)
+            into = self.miner.resolve(cluster_id)
+            stats = self.clusters.get(into)
+            if self.first_error_cluster == cluster_id:
+                self.first_error_cluster = into
+            if stats is None:
+                gone.cluster_id = into
+                self.clusters[into] = gone
+                continue
+            ev.merge(stats, gone)
 
     def _feed(self, block: bytes) -> None:
         raw = block.split(b"\n")

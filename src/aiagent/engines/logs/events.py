@@ -46,6 +46,24 @@ class ClusterStats:
     formats: set[str] = field(default_factory=set)
 
 
+def merge(into: ClusterStats, other: ClusterStats) -> None:
+    """``other``'s lines and events counted in ``into`` (its exemplars if earlier)."""
+    into.count += other.count
+    into.events += other.events
+    into.level = max(into.level, other.level)
+    into.formats |= other.formats
+    into.arrivals.merge(other.arrivals)
+    if other.series is not None:
+        if into.series is None:
+            into.series = other.series
+        else:
+            into.series.merge(other.series)
+    if other.first is not None and (into.first is None or other.first.line < into.first.line):
+        into.first, into.sample = other.first, into.first if into.sample is None else into.sample
+    elif into.sample is None:
+        into.sample = other.first
+
+
 @dataclass(slots=True)
 class OpenEvent:
     """An event that reached the end of a block and may go on in the next one."""

@@ -87,6 +87,15 @@ class Arrivals:
         self.count += 1
         self.last = at if self.last is None else max(self.last, at)
 
+    def merge(self, other: Arrivals) -> None:
+        """Another series' arrivals counted in (first, last and count; the gaps' spread
+        stays this series', as the two cannot be interleaved after the fact)."""
+        if other.first is None or other.last is None:
+            return
+        self.first = other.first if self.first is None else min(self.first, other.first)
+        self.last = other.last if self.last is None else max(self.last, other.last)
+        self.count += other.count
+
     def burstiness(self) -> float:
         gaps = self.count - 1
         if gaps < 2:
@@ -106,7 +115,7 @@ class Series:
     width: float = 1.0
     counts: list[int] = field(default_factory=list)
 
-    def add(self, at: float) -> None:
+    def add(self, at: float, n: int = 1) -> None:
         index = max(0, int((at - self.origin) // self.width))
         while index >= self.size:
             self.width *= 2
@@ -114,7 +123,12 @@ class Series:
             index = max(0, int((at - self.origin) // self.width))
         if index >= len(self.counts):
             self.counts.extend([0] * (index + 1 - len(self.counts)))
-        self.counts[index] += 1
+        self.counts[index] += n
+
+    def merge(self, other: Series) -> None:
+        for i, n in enumerate(other.counts):
+            if n:
+                self.add(other.origin + (i + 0.5) * other.width, n)
 
     def before(self, edge: float) -> float:
         """Events before ``edge`` (those of the bucket it cuts, in proportion)."""
