@@ -6,7 +6,10 @@
 
 Each source is an OSV export zip (https://osv-vulnerabilities.storage.googleapis.com/
 ECOSYSTEM/all.zip), a folder of OSV records (JSON or YAML, e.g. an advisory database
-checkout) or a JSON file holding one record or a list. Withdrawn records are dropped, the
+checkout: github/advisory-database's advisories/github-reviewed, pypa/advisory-database's
+vulns, golang/vulndb's data/osv; rustsec/advisory-db's crates, rubysec/ruby-advisory-db's
+gems and nodejs/security-wg's vuln/npm are converted) or a JSON file holding one record or
+a list. Withdrawn records are dropped, the
 newest copy of each id is kept, and only what the matcher uses stays (id, modified,
 aliases, summary, severity, affected packages with SEMVER/ECOSYSTEM ranges or explicit
 versions). The output is gzipped JSON and reproducible. Nothing is downloaded.
@@ -35,10 +38,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="the date recorded in the snapshot (default: today, UTC)")
     parser.add_argument("--note", action="append", default=[],
                         help="where a source came from, recorded in the snapshot (repeatable)")
+    parser.add_argument("--facts-only", action="append", default=[], metavar="ECOSYSTEM",
+                        help="keep only ids, packages, ranges and severity for this ecosystem's "
+                             "records, no summary text (repeatable; for sources whose prose "
+                             "is under another licence)")
     args = parser.parse_args(argv)
     try:
         doc = build_snapshot(args.sources, tuple(args.ecosystems or ECOSYSTEMS), args.built)
         doc["sources"] = list(args.note)
+        drop_summaries(doc["records"], set(args.facts_only))
     except SecurityConfigError as exc:
         print(f"build_osv_snapshot: error: {exc}", file=sys.stderr)
         return 2
@@ -47,6 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {len(doc['records'])} advisories to {args.out} ({counts}; "
           f"{doc['withdrawn_dropped']} withdrawn dropped; {args.out.stat().st_size} bytes)")
     return 0
+
+
+def drop_summaries(records: list[dict], ecosystems: set[str]) -> None:
+    for record in records:
+        if any(a["package"]["ecosystem"] in ecosystems for a in record["affected"]):
+            record["summary"] = ""
 
 
 if __name__ == "__main__":

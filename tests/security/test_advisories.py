@@ -185,15 +185,18 @@ def test_build_script_reports_a_bad_source_in_one_line(tmp_path: Path) -> None:
 
 
 def test_bundled_snapshot_is_slim_and_reproducible(tmp_path: Path) -> None:
-    """The bundled file is what the build script makes of its recorded sources (the broad
-    snapshot needs OSV's exports, which this machine cannot reach: OSV-SNAPSHOT.md)."""
+    """The bundled file is what the build script makes of its recorded sources (public
+    OSV-format advisory databases, OSV-SNAPSHOT.md), slim enough to ship."""
     bundled = BundledAdvisories()
-    assert bundled.info["counts"] == {"PyPI": 6, "npm": 3}
+    counts = bundled.info["counts"]
+    assert counts["PyPI"] > 2000 and counts["Go"] > 3000 and counts["crates.io"] > 800
+    assert counts["RubyGems"] > 800 and counts["npm"] > 400 and counts["Maven"] >= 1
+    assert len(bundled.info["sources"]) >= 6  # every source named, with its licence
     assert not any(r.get("withdrawn") for r in bundled.records)
     assert all("details" not in r and "references" not in r for r in bundled.records)
     assert "GHSA-h5c8-rqwp-cp95" in {r["id"] for r in bundled.lookup("PyPI", "jinja2")}
     size = (REPO / "src/aiagent/engines/security/data/osv-snapshot.json.gz").stat().st_size
-    assert size < 1_000_000
+    assert size < 15_000_000
 
 
 def test_import_merges_newer_wins_and_withdrawn_retracts(tmp_path: Path) -> None:
@@ -208,7 +211,7 @@ def test_import_merges_newer_wins_and_withdrawn_retracts(tmp_path: Path) -> None
     db.add(iter([newer]))
     ids = {r["id"] for r in index.lookup("PyPI", "jinja2")}
     assert "GHSA-h5c8-rqwp-cp95" not in ids  # retracted
-    assert {r["id"] for r in index.lookup("PyPI", "pyyaml")} == {  # the rest still there
+    assert {r["id"] for r in index.lookup("PyPI", "pyyaml")} >= {  # the rest still there
         "GHSA-8q59-q68h-6hv4", "GHSA-6757-jp84-gxfx"}
     db.add(iter([{**target, "modified": "2001-01-01T00:00:00Z"}]))  # older: does not replace
     assert "GHSA-h5c8-rqwp-cp95" not in {r["id"] for r in index.lookup("PyPI", "jinja2")}

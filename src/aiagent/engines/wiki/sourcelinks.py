@@ -15,17 +15,21 @@ import subprocess
 from pathlib import Path
 from urllib.parse import quote
 
+from aiagent.infra.process import git as hardened
+
 SOURCE_DIR = "source"  # the copies' folder inside the site
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")  # copied as .txt: a copy is never a page
 _SCP = re.compile(r"^(?:[\w.-]+@)?([\w.-]+):(?!//)(.+)$")  # git@github.com:owner/repo.git
 
 
 def _git(root: Path, *args: str) -> str:
+    """One hardened git call (the repository's own config runs nothing); '' on failure."""
+
     try:
-        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
+        proc = hardened.run(hardened.prepare(root, args[0], *args[1:]), 20)
+    except (OSError, subprocess.SubprocessError, hardened.GitError):
         return ""
-    return proc.stdout.strip() if proc.returncode == 0 else ""
+    return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
 
 
 def web_view(remote: str) -> tuple[str, str] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aiagent.agent.tools.apple.asciiplist import PlistError, loads
+from aiagent.agent.tools.apple.asciiplist import MAX_BYTES, PlistError, loads
 
 #: SDKROOT / SUPPORTED_PLATFORMS names -> the platform people call it.
 PLATFORMS = {
@@ -45,7 +45,6 @@ class ProjectError(ValueError):
 
 def read_project(pbxproj: Path) -> dict[str, Any]:
     """The summary of ``pbxproj`` (a ``project.pbxproj`` file)."""
-    from aiagent.agent.tools.apple.asciiplist import MAX_BYTES
 
     try:
         if pbxproj.stat().st_size > MAX_BYTES:

@@ -1,7 +1,8 @@
 """The bundled OSV snapshot: slim records (affected ranges only) built from OSV exports.
 
 ``build_snapshot`` reads OSV records (an ecosystem's ``all.zip`` export, a folder of JSON or
-YAML records, or one JSON file/array), drops withdrawn records and everything the matcher
+YAML records, or one JSON file/array; RustSec, ruby-advisory-db and Node.js Security WG
+files are converted to OSV on the way), drops withdrawn records and everything the matcher
 does not use, keeps the newest copy of each id, and returns the snapshot document that
 ``scripts/build_osv_snapshot.py`` writes as gzipped JSON.
 """
@@ -79,6 +80,13 @@ def decode(source: str, raw: bytes, is_yaml: bool) -> Iterator[dict[str, Any]]:
     except (ValueError, UnicodeDecodeError, ImportError) as exc:
         kind = "YAML" if is_yaml else "JSON"
         raise SecurityConfigError(source, "", f"not valid {kind} ({exc.__class__.__name__})") from None
+    if not is_yaml:
+        from aiagent.engines.security.deps import nodesec
+
+        if nodesec.is_nodesec(data):  # a nodejs/security-wg advisory, not an OSV record
+            record = nodesec.to_osv(data)
+            yield from [record] if record else []
+            return
     if is_yaml:
         from aiagent.engines.security.deps import rubysec
 

@@ -140,12 +140,15 @@ class SastScanner:
                     nodes: dict[str, list[Any]]) -> list[Finding]:
         rules = [r for r in self._taint_rules.get(file.language, []) if r.applies_to_path(file.rel)]
         out = []
-        for rule, node in taint_matches(rules, file.language, file.rel, root, data, nodes):
+        for rule, node, kinds in taint_matches(rules, file.language, file.rel, root, data, nodes):
             if rule.not_match is not None and rule.not_match.search(node.text or b""):
                 continue
             first_line = (node.text or b"").split(b"\n", 1)[0]
-            out.append(_finding(rule, file, node.start_point[0] + 1, node.end_point[0] + 1,
-                                enclosing_function(node), first_line))
+            found = _finding(rule, file, node.start_point[0] + 1, node.end_point[0] + 1,
+                             enclosing_function(node), first_line)
+            if kinds and _in_script(file.rel):  # path context weighs outside input there
+                found.metadata["input"] = ",".join(sorted(kinds))
+            out.append(found)
         return out
 
     def _scan_regex(self, file: SourceFile, data: bytes) -> list[Finding]:
@@ -164,6 +167,12 @@ class SastScanner:
             except RegexTimeout:
                 self.notes.append(timeout_note(self.name, rule.id, rule.regex))
         return out
+
+
+def _in_script(rel: str) -> bool:
+    from aiagent.engines.security.pathcontext import SCRIPT, default_categories
+
+    return default_categories().category(rel) == SCRIPT
 
 
 def _finding(rule: SastRule, file: SourceFile, start: int, end: int, function: str,

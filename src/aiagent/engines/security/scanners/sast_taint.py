@@ -22,16 +22,19 @@ from aiagent.engines.security.scanners.sast_rules import SastRule
 
 
 def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any, data: bytes,
-                  captures: dict[str, list[Any]] | None = None) -> list[tuple[SastRule, Any]]:
-    """(rule, node) for every hit a rule accepts; most severe rule first per node and CWE.
-    ``captures``: the nodes of :func:`taint_query` already queried by the caller."""
+                  captures: dict[str, list[Any]] | None = None
+                  ) -> list[tuple[SastRule, Any, frozenset[str]]]:
+    """(rule, node, input kinds) for every hit a rule accepts; most severe rule first per
+    node and CWE. The input kinds are the taint sources that reach the sink (``http``,
+    ``cli``…; empty for a value only built at run time). ``captures``: the nodes of
+    :func:`taint_query` already queried by the caller."""
     if not rules or not supported(language):
         return []
     hits, defined = analyze(language, root, data, captures)
     spec = spec_for(language)
     assert spec is not None, language
     internal = spec.internal_paths
-    out: list[tuple[SastRule, Any]] = []
+    out: list[tuple[SastRule, Any, frozenset[str]]] = []
     seen: set[tuple[int, int, str]] = set()
     for hit in hits:
         cls = hit.sink.sink_class
@@ -45,16 +48,17 @@ def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any, dat
             if key in seen:
                 continue
             seen.add(key)
-            out.append((rule, hit.node))
+            out.append((rule, hit.node, hit.value.sources - NOT_INPUT))
     return _most_severe_per_line(out)
 
 
-def _most_severe_per_line(found: list[tuple[SastRule, Any]]) -> list[tuple[SastRule, Any]]:
+def _most_severe_per_line(found: list[tuple[SastRule, Any, frozenset[str]]]
+                          ) -> list[tuple[SastRule, Any, frozenset[str]]]:
     """A sink call inside another of the same CWE is one finding (`eval(compile(x))`): the
     most severe rule's, else the outer call's. Separate calls on a line stay separate."""
     dropped: set[int] = set()
-    for i, (rule, node) in enumerate(found):
-        for j, (other, outer) in enumerate(found):
+    for i, (rule, node, _) in enumerate(found):
+        for j, (other, outer, _) in enumerate(found):
             if i == j or j in dropped or rule.cwe != other.cwe or not _within(node, outer):
                 continue
             if other.severity.rank >= rule.severity.rank:

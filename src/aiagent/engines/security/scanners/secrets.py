@@ -28,6 +28,9 @@ SUPPRESS_MARKERS = (b"nosec", b"aiagent:ignore", b"pragma: allowlist secret", b"
 _TEMPLATE_PART = re.compile(TEMPLATE_PART_PATTERN)
 _DOLLAR_TEMPLATE_PART = re.compile(TEMPLATE_PART_PATTERN + b"|" + DOLLAR_NAME_PATTERN)
 _NOT_ALNUM = re.compile(rb"[^a-z0-9]")
+# `[password]="` / `:password="` / `v-bind:password="`: an attribute bound to an expression
+_BINDING_NAME = re.compile(rb"(?:\[[\w.-]+\]|(?:^|\s|v-bind):[\w.-]+)\s*=\s*[\"']?$")
+_EXPRESSION = re.compile(rb"[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\(\)|!)*")
 
 
 class SecretsScanner:
@@ -59,6 +62,8 @@ class SecretsScanner:
         for rule, words in zip(self.rules, self._rule_words, strict=True):
             if file.language in rule.skip_kinds or (rule.generic and test_path):
                 continue
+            if rule.skip_paths is not None and rule.skip_paths.search(file.rel):
+                continue
             if rule.keywords and words.isdisjoint(present):
                 continue
             findings.extend(self._scan_rule(rule, file, state, test_path))
@@ -77,7 +82,9 @@ class SecretsScanner:
                 secret = m.group(rule.secret_group) or b""
                 if start < 0 or state.overlaps(start, end) or not self._plausible(rule, secret):
                     continue
-                if rule.generic and not_literal(state.data[m.span(0)[0]:start], secret, file.language):
+                begin = m.span(0)[0]
+                if rule.generic and not_literal(state.data[begin:start], secret, file.language,
+                                                state.data[max(0, begin - 1):begin]):
                     continue
                 line_no, line = state.line_at(start)
                 if any(marker in line.lower() for marker in SUPPRESS_MARKERS):
@@ -120,10 +127,13 @@ class SecretsScanner:
         return True
 
 
-def not_literal(name: bytes, value: bytes, language: str) -> bool:
+def not_literal(name: bytes, value: bytes, language: str, before: bytes = b"") -> bool:
     """A generic (``name = "value"``) hit that is no hard-coded secret: the value is a
-    string template (`"#{a}:#{b}"`; `"$user:$password"` in Kotlin or PHP) or repeats its
-    own name (`secret_key_base = "secret_key_base"`)."""
+    string template (`"#{a}:#{b}"`; `"$user:$password"` in Kotlin or PHP), repeats its
+    own name (`secret_key_base = "secret_key_base"`), or is a template binding's expression
+    (Angular `[password]="form.password"`, Vue `:password="pwd"`)."""
+    if _BINDING_NAME.search(before + name) and _EXPRESSION.fullmatch(value):
+        return True
     parts_re = _DOLLAR_TEMPLATE_PART if language in DOLLAR_NAME_LANGUAGES else _TEMPLATE_PART
     literal, parts = parts_re.subn(b"", value)
     if parts and sum(ch.isalnum() for ch in literal.decode("latin-1")) < TEMPLATE_MIN_LITERAL:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,7 @@ class SecretRule:
     charset_entropy: tuple[tuple[str, float], ...] = ()
     generic: bool = False
     skip_kinds: frozenset[str] = frozenset()
+    skip_paths: re.Pattern[str] | None = None  # files this rule never reads (translations…)
 
 
 def load_secret_rules() -> list[SecretRule]:
@@ -86,6 +88,17 @@ def _parse(raw: dict[str, Any], defaults: dict[str, Any]) -> SecretRule:
             charset_entropy=tuple((str(k), float(v)) for k, v in charset.items()),
             generic=bool(merged.get("generic", False)),
             skip_kinds=frozenset(merged.get("skip_kinds", [])),
+            skip_paths=_paths(merged.get("skip_paths")),
         )
-    except (KeyError, ValueError, TypeError, RegexCompileError) as exc:
+    except (KeyError, ValueError, TypeError, RegexCompileError, re.error) as exc:
         raise SecurityConfigError(f"rules/{PACK}", rule_id, f"bad rule: {exc}") from None
+
+
+def _paths(patterns: Any) -> re.Pattern[str] | None:
+    """``skip_paths``: regexes searched, ignoring case, in the path relative to the audited
+    folder."""
+    if not patterns:
+        return None
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise ValueError("skip_paths: must be a list of regexes")
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
