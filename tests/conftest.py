@@ -1,4 +1,10 @@
-"""Shared fixtures: an isolated home folder and a runner for the real ``aiagent`` command."""
+"""Shared fixtures: an isolated home folder and a runner for the real ``aiagent`` command.
+
+The suite runs in parallel (pytest-xdist: ``-n auto --dist loadgroup`` in pyproject's addopts;
+``-n 0`` runs it in one process). Every test has its own tmp folder, HOME, ports (bound to 0)
+and tmux server, so tests may run side by side; a module whose tests share a module-scoped
+fixture (a server, a browser) is kept on one worker so that fixture is built once.
+"""
 
 from __future__ import annotations
 
@@ -61,6 +67,32 @@ def run_cli(clean_env: dict[str, str], tmp_path: Path) -> RunCli:
     return run
 
 
+MAX_WORKERS = 8
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers per core (most tests wait on a subprocess or a loopback
+    server, not on the CPU), at most 8; ``PYTEST_XDIST_AUTO_NUM_WORKERS`` overrides it."""
+    wanted = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
+    if wanted.isdigit():
+        return int(wanted)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(2, min(MAX_WORKERS, 2 * (cores or 1)))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup``, the tests of a module that use a module-scoped fixture
+    form one group (one worker), so the fixture is set up once, as in a serial run."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or item.get_closest_marker("xdist_group") is not None:
+            continue
+        shared = any(defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs)
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+
+
 MISSING_TOOL_WORDS = ("not installed", "is missing", "no sandbox", "needs ")
 
 
@@ -68,6 +100,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """In CI (``CI=true``), a test skipped because a tool is missing fails the run: CI
     installs every tool the tests use, so such a skip means an install went wrong."""
     if os.environ.get("CI", "").lower() not in ("1", "true", "yes"):
+        return
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller sees every report
         return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     skipped = reporter.stats.get("skipped", []) if reporter is not None else []
