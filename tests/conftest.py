@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,6 +79,26 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
         return int(wanted)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(2, min(MAX_WORKERS, 2 * (cores or 1)))
+
+
+TERMINAL_VARS = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: hand the workers our terminal size variables, as they are."""
+    node.workerinput["terminal_env"] = {k: os.environ.get(k) for k in TERMINAL_VARS}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """An xdist worker starts with ``COLUMNS=80 LINES=24`` set (readline, on a pipe), which
+    commands under test inherit (``ps`` then cuts its lines at 80): put back the controller's."""
+    terminal = getattr(config, "workerinput", {}).get("terminal_env")
+    for key, value in (terminal or {}).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @pytest.hookimpl(tryfirst=True)
