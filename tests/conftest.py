@@ -1,9 +1,9 @@
 """Shared fixtures: an isolated home folder and a runner for the real ``aiagent`` command.
 
-The suite runs in parallel (pytest-xdist: ``-n auto --dist loadgroup`` in pyproject's addopts;
+The suite runs in parallel (pytest-xdist: ``-n auto --dist loadfile`` in pyproject's addopts;
 ``-n 0`` runs it in one process). Every test has its own tmp folder, HOME, ports (bound to 0)
-and tmux server, so tests may run side by side; a module whose tests share a module-scoped
-fixture (a server, a browser) is kept on one worker so that fixture is built once.
+and tmux server, so tests may run side by side; the tests of one module run on one worker, in
+order, so a module-scoped fixture (a server, a browser) is built once, as in a serial run.
 """
 
 from __future__ import annotations
@@ -99,19 +99,6 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``--dist loadgroup``, the tests of a module that use a module-scoped fixture
-    form one group (one worker), so the fixture is set up once, as in a serial run."""
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        if info is None or item.get_closest_marker("xdist_group") is not None:
-            continue
-        shared = any(defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs)
-        if shared:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 MISSING_TOOL_WORDS = ("not installed", "is missing", "no sandbox", "needs ")

@@ -30,7 +30,7 @@ def _run(tmp_path: Path, ci: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "tests").mkdir(exist_ok=True)
     shutil.copy(CONFTEST, tmp_path / "tests" / "conftest.py")
     (tmp_path / "tests" / "test_skips.py").write_text(TESTS)
-    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -q -rs -n 2 --dist loadgroup -p no:cacheprovider\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -q -rs -n 2 --dist loadfile -p no:cacheprovider\n")
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     env["CI"] = ci
     return subprocess.run([sys.executable, "-m", "pytest"], cwd=tmp_path, env=env,

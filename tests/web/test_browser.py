@@ -102,6 +102,7 @@ def test_reload_keeps_the_history(page: Any) -> None:
     assert "Done" in page.locator(".msg.assistant").last.inner_text()
     assert "browser-ok" in page.locator(".tool .result").first.text_content()
     assert page.locator("#title").inner_text() == "please run it"
+    page.locator(".sessions li.current").first.wait_for()  # the list is drawn after the history
     assert page.locator(".sessions li.current").count() == 1
 
 
