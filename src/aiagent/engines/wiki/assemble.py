@@ -11,9 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from aiagent.engines.wiki.cluster import Module
 from aiagent.engines.wiki.diagrams import Graph, fenced
+from aiagent.engines.wiki.drilldown import clustered, clusters_table, drilldown_pages, graph_of
+from aiagent.engines.wiki.extract import first_paragraph
 from aiagent.engines.wiki.model import CodeModel
 from aiagent.engines.wiki.pages import Links, Page, cell, code, page_link, table
 from aiagent.engines.wiki.steering import Steering
+from aiagent.engines.wiki.steeringpages import missing_pages
 
 if TYPE_CHECKING:
     from aiagent.engines.wiki.drilldown import Clustered
@@ -39,13 +42,11 @@ class Context:
 
 def assemble(ctx: Context) -> list[Page]:
     from aiagent.engines.wiki.chapters import code_structure, glossary, security, testing
-    from aiagent.engines.wiki.drilldown import drilldown_pages
 
     pages = [overview(ctx), architecture(ctx), dependencies(ctx), modules_index(ctx)]
     pages += drilldown_pages([architecture_clusters(ctx), dependency_clusters(ctx)], ctx.modules,
                              ctx.diagram_format)
     pages += [module_page(ctx, m) for m in ctx.modules]
-    from aiagent.engines.wiki.steeringpages import missing_pages
     from aiagent.engines.wiki.suggestionpages import suggestion_pages
 
     pages += code_structure(ctx) + testing(ctx) + security(ctx) + suggestion_pages(ctx) + [glossary(ctx)]
@@ -107,25 +108,21 @@ def _marked(text: str) -> str:
 
 def architecture_clusters(ctx: Context) -> Clustered:
     """The modules (tests left out), clustered by folder when too many for one diagram."""
-    from aiagent.engines.wiki.drilldown import clustered
 
     return clustered([m for m in ctx.modules if not m.is_test])
 
 
 def dependency_clusters(ctx: Context) -> Clustered:
-    from aiagent.engines.wiki.drilldown import clustered
 
     return clustered(ctx.modules)
 
 
 def architecture_graph(ctx: Context) -> Graph:
-    from aiagent.engines.wiki.drilldown import graph_of
 
     return graph_of(architecture_clusters(ctx), "architecture", groups=True)
 
 
 def architecture(ctx: Context) -> Page:
-    from aiagent.engines.wiki.drilldown import clusters_table
 
     path = "architecture/overview.md"
     rows = [[f"[{cell(m.title)}]({page_link(path, f'modules/{m.id}.md')})", str(len(m.files)),
@@ -141,7 +138,6 @@ def architecture(ctx: Context) -> Page:
 
 
 def dependencies(ctx: Context) -> Page:
-    from aiagent.engines.wiki.drilldown import clusters_table, graph_of
 
     path = "architecture/dependencies.md"
     clusters = dependency_clusters(ctx)
@@ -198,7 +194,6 @@ def purpose(ctx: Context, m: Module) -> str:
 
 
 def _readme(ctx: Context, m: Module) -> str:
-    from aiagent.engines.wiki.extract import first_paragraph
 
     folder = "" if m.name == "." else m.name + "/"
     for doc in ctx.model.docs:

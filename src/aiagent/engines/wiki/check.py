@@ -25,7 +25,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from aiagent.engines.wiki.assemble import Context
+from aiagent.engines.wiki.diagrams import MAX_EDGES, MAX_NODES
+from aiagent.engines.wiki.modeldiagrams import DiagramError, parse
 from aiagent.engines.wiki.pages import Page, code
+from aiagent.engines.wiki.sourcelinks import SOURCE_DIR, copy_name
 
 DEFAULT_MIN = 80.0
 LINK = re.compile(r"(?<!\\)\]\(([^)\s]+)\)")
@@ -111,7 +114,6 @@ class _Resolver:
     """Where a link of a page leads, in the site being written (or, for plain Markdown, on disk)."""
 
     def __init__(self, ctx: Context, paths: set[str]) -> None:
-        from aiagent.engines.wiki.sourcelinks import SOURCE_DIR, copy_name
 
         self.ctx, self.paths, self.fmt = ctx, paths, ctx.links.fmt
         self.copies = {f"{SOURCE_DIR}/{copy_name(rel)}": rel for rel in ctx.links.copied}
@@ -151,8 +153,6 @@ class _Resolver:
 
 
 def _diagrams(page: Page, result: PageCheck) -> None:
-    from aiagent.engines.wiki.diagrams import MAX_EDGES, MAX_NODES
-    from aiagent.engines.wiki.modeldiagrams import DiagramError, parse
 
     for lang, text in BLOCK.findall(page.body):
         result.diagrams += 1

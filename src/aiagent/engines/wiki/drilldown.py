@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from aiagent.engines.wiki.cluster import Module
-from aiagent.engines.wiki.diagrams import MAX_EDGES, MAX_NODES, Graph
+from aiagent.engines.wiki.diagrams import MAX_EDGES, MAX_NODES, Graph, fenced
 from aiagent.engines.wiki.pages import Page, cell, page_link, table
 
 FOLDER = "architecture/clusters"
@@ -153,7 +153,6 @@ def clusters_table(c: Clustered, page: str) -> str:
 
 def drilldown_pages(tops: list[Clustered], modules: list[Module], fmt: str) -> list[Page]:
     """A page per cluster of ``tops`` (and, when a cluster is still too big, per sub-cluster)."""
-    from aiagent.engines.wiki.diagrams import fenced
 
     pages: dict[str, Page] = {}
     todo = [(node, top) for top in tops for node in sorted(top.members) if top.is_cluster(node)]

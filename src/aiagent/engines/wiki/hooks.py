@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.skills.approvals import terminal_approver
 from aiagent.engines.wiki.pages import Page, code
+from aiagent.engines.wiki.skillpages import inert_markdown
 
 if TYPE_CHECKING:
     import asyncio
@@ -74,7 +76,6 @@ class SectionHooks:
 
 
 def _added(skill: str, text: str) -> str:
-    from aiagent.engines.wiki.skillpages import inert_markdown
 
     cut = len(text) > MAX_ADDED
     body = inert_markdown(text[:MAX_ADDED]).rstrip("\n")
@@ -92,7 +93,6 @@ def open_hooks(make_runtime: Any, settings: Any, root: Path, skills: tuple[Skill
         return None
     import asyncio
 
-    from aiagent.agent.skills.approvals import terminal_approver
 
     problems: list[str] = []
     runtime = make_runtime(mode="wiki", explicit=with_code, approver=terminal_approver(),

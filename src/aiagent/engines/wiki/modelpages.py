@@ -15,6 +15,7 @@ from aiagent.engines.wiki.assemble import Context
 from aiagent.engines.wiki.modeldiagrams import DiagramError, fenced_text, parse
 from aiagent.engines.wiki.pages import Page, cell, code, table
 from aiagent.engines.wiki.passes import Analysis
+from aiagent.engines.wiki.steeringpages import page_paths, written
 from aiagent.engines.wiki.truth import NAME, Names, render
 
 AUTH_PAGE = "security/auth-review.md"
@@ -40,7 +41,6 @@ def apply(ctx: Context, analysis: Analysis, names: Names) -> None:
 
 
 def _steering_pages(ctx: Context, names: Names, analysis: Analysis) -> None:
-    from aiagent.engines.wiki.steeringpages import page_paths, written
 
     ctx.page_note = "the model gave no valid answer for it in this run"
     for page, path in page_paths(ctx.steering):

@@ -29,6 +29,7 @@ from aiagent.contracts.messages import Usage
 from aiagent.contracts.providers import Provider
 from aiagent.engines.wiki.assemble import Context
 from aiagent.engines.wiki.briefing import (
+    auth_briefing,
     config,
     deep_briefing,
     module_briefing,
@@ -39,6 +40,7 @@ from aiagent.engines.wiki.briefing import (
 from aiagent.engines.wiki.cluster import Module
 from aiagent.engines.wiki.manifest import Plan
 from aiagent.engines.wiki.modeldiagrams import DiagramError, parse
+from aiagent.engines.wiki.steeringpages import page_paths, stored_key
 from aiagent.engines.wiki.truth import NAME, SPAN, Names, drop, unknown
 
 DEPTHS = ("quick", "standard", "deep")
@@ -354,7 +356,6 @@ async def _synthesis_and_deep(run: _Run, stored: dict[str, Any], steps: list[str
 async def _steering_pages(run: _Run, stored: dict[str, Any]) -> None:
     """The steering file's pages (at most ``max_pages``), each from its own briefing; a stored
     answer is reused when no module changed and its title and instructions are the same."""
-    from aiagent.engines.wiki.steeringpages import page_paths, stored_key
 
     ctx, analysis = run.ctx, run.analysis
     old = stored.get("pages") if isinstance(stored.get("pages"), dict) else {}
@@ -379,7 +380,6 @@ async def _auth_review(run: _Run, stored: dict[str, Any]) -> None:
     """The model's review of authentication and authorization (security/auth-review.md). Its
     key is the briefing's digest: the same findings, files and summaries reuse the stored
     answer, with no call."""
-    from aiagent.engines.wiki.briefing import auth_briefing
 
     summaries = {k: str(v.get("summary", "")) for k, v in run.analysis.modules.items()}
     briefing = auth_briefing(run.ctx, summaries)

@@ -8,8 +8,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aiagent.engines.security.errors import SecurityConfigError
+from aiagent.engines.wiki.assemble import Context, assemble, title
+from aiagent.engines.wiki.cluster import cluster
 from aiagent.engines.wiki.errors import WikiError
-from aiagent.engines.wiki.manifest import Plan
+from aiagent.engines.wiki.extras import extra_pages
+from aiagent.engines.wiki.hooks import open_hooks
+from aiagent.engines.wiki.manifest import (
+    MANIFEST,
+    Plan,
+    load_previous,
+    manifest_text,
+    module_hashes,
+    plan,
+)
+from aiagent.engines.wiki.model import build_model
+from aiagent.engines.wiki.pages import Links
+from aiagent.engines.wiki.render import check_output, pages_dir, write_wiki
+from aiagent.engines.wiki.scan import scan
+from aiagent.engines.wiki.skillpages import classifiers
+from aiagent.engines.wiki.sourcelinks import web_base
+from aiagent.engines.wiki.steering import load_steering
+from aiagent.engines.wiki.withmodel import model_stage, prompts_for
 
 if TYPE_CHECKING:
     from aiagent.engines.wiki.passes import Analyst
@@ -47,21 +67,6 @@ class WikiSummary:
 
 
 def generate(req: WikiRequest, say: Say) -> WikiSummary:
-    from aiagent.engines.wiki.assemble import Context, assemble, title
-    from aiagent.engines.wiki.cluster import cluster
-    from aiagent.engines.wiki.extras import extra_pages
-    from aiagent.engines.wiki.manifest import (
-        MANIFEST,
-        load_previous,
-        manifest_text,
-        module_hashes,
-        plan,
-    )
-    from aiagent.engines.wiki.model import build_model
-    from aiagent.engines.wiki.pages import Links
-    from aiagent.engines.wiki.render import check_output, pages_dir, write_wiki
-    from aiagent.engines.wiki.scan import scan
-    from aiagent.engines.wiki.steering import load_steering
 
     root, output = req.root.resolve(), req.output.resolve()
     check_output(output)
@@ -73,12 +78,10 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
     modules = cluster(model)
     say(f"cluster: {len(modules)} modules")
     hashes = module_hashes(model, modules)
-    from aiagent.engines.wiki.withmodel import model_stage, prompts_for
 
     previous = load_previous(output)
     todo = plan(previous, hashes, modules, req.fmt, req.full, prompts_for(req.analyst))
     say(_plan_line(todo))
-    from aiagent.engines.wiki.sourcelinks import web_base
 
     links = Links(root, pages_dir(output, req.fmt), req.fmt, web_base(root))
     ctx = Context(model, modules, links, steering,
@@ -108,7 +111,6 @@ def _section_hooks(req: WikiRequest, pages: list[Any], name: str, say: Say) -> l
     """The pages through the skills' ``on_before_wiki_section`` hooks (:mod:`.hooks`)."""
     if not any(s.has_code for s in req.skills):
         return pages
-    from aiagent.engines.wiki.hooks import open_hooks
 
     hooks = open_hooks(req.skill_runtime, req.settings, req.root.resolve(), req.skills, say)
     if hooks is None:
@@ -120,7 +122,6 @@ def _section_hooks(req: WikiRequest, pages: list[Any], name: str, say: Say) -> l
 
 
 def _skill_classifiers(req: WikiRequest) -> list[tuple[object, str]]:
-    from aiagent.engines.wiki.skillpages import classifiers
 
     return classifiers(req.skills) if req.skills else []
 
@@ -136,7 +137,6 @@ def _plan_line(todo: Plan) -> str:
 def _audit(root: Path, output: Path) -> tuple[object, str]:
     from aiagent.engines.security.config import find_config, load_config
     from aiagent.engines.security.engine import AuditOptions, run_audit
-    from aiagent.engines.security.errors import SecurityConfigError
 
     try:
         config = load_config(find_config(root))

@@ -28,8 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.skills.config import SkillConfigError, disabled_names, name_list
+from aiagent.agent.skills.state import disabled_by_state
 from aiagent.engines.wiki.errors import WikiError
 from aiagent.engines.wiki.pages import Page, cell, code
+from aiagent.infra.config import paths
 
 if TYPE_CHECKING:
     from aiagent.engines.wiki.assemble import Context
@@ -88,11 +91,8 @@ def _items(wiki: dict[str, Any], key: str) -> tuple[Any, ...]:
 
 def _discover(settings: Settings, root: Path) -> tuple[Any, set[str]]:
     """What skills exist (held back as usual in an untrusted folder) and which are disabled."""
-    from aiagent.agent.skills.config import SkillConfigError, disabled_names, name_list
     from aiagent.agent.skills.factory import skills_table, trust_gate
     from aiagent.agent.skills.loader import default_sources, discover
-    from aiagent.agent.skills.state import disabled_by_state
-    from aiagent.infra.config import paths
 
     table = skills_table(settings)
     home = Path(settings.env.get("HOME") or Path.home())

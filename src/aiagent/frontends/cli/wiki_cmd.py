@@ -7,8 +7,19 @@ from typing import TYPE_CHECKING
 
 import click
 
-from aiagent.frontends.cli.errors import EXIT_USAGE
-from aiagent.frontends.cli.wiki_model import ModelRequest, model_options
+from aiagent.app import Application
+from aiagent.contracts.providers import ProviderError
+from aiagent.engines.wiki.check import CheckReport, text_report
+from aiagent.engines.wiki.errors import WikiError
+from aiagent.engines.wiki.pipeline import WikiRequest, generate
+from aiagent.engines.wiki.progress import Progress, wants_live
+from aiagent.engines.wiki.skillpages import active_skill_wikis
+from aiagent.engines.wiki.testrun import TestOptions
+from aiagent.frontends.cli.errors import EXIT_GATE, EXIT_USAGE
+from aiagent.frontends.cli.settings_load import settings_flags
+from aiagent.frontends.cli.wiki_model import ModelRequest, make_analyst, model_options
+from aiagent.infra.config.model import as_table
+from aiagent.infra.config.settings import ConfigError, Settings
 
 if TYPE_CHECKING:
     from aiagent.engines.wiki.skillpages import SkillWiki
@@ -52,10 +63,6 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
     """Generate a wiki of the project at PATH: modules, APIs, diagrams, tests, security."""
     import os
 
-    from aiagent.app import Application
-    from aiagent.engines.wiki.errors import WikiError
-    from aiagent.engines.wiki.pipeline import WikiRequest, generate
-    from aiagent.engines.wiki.progress import Progress, wants_live
 
     stderr = click.get_text_stream("stderr")
     say = Progress(stderr, wants_live(stderr, os.environ))
@@ -63,9 +70,6 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
         problem = "not a folder" if path.exists() else "no such folder"
         click.echo(f"aiagent: error: {path}: {problem}", err=True)
         return EXIT_USAGE
-    from aiagent.contracts.providers import ProviderError
-    from aiagent.frontends.cli.wiki_model import make_analyst
-    from aiagent.infra.config.settings import ConfigError
 
     error, code, summary = "", EXIT_USAGE, None
     try:
@@ -100,8 +104,6 @@ def _check_min(settings: Settings, given: float | None) -> float:
 def _report(report: object, as_json: bool) -> int:
     import json
 
-    from aiagent.engines.wiki.check import CheckReport, text_report
-    from aiagent.frontends.cli.errors import EXIT_GATE
 
     assert isinstance(report, CheckReport)
     click.echo(json.dumps(report.as_dict(), indent=2) if as_json else text_report(report))
@@ -115,9 +117,6 @@ def _root_trust() -> bool:
 
 
 def _settings(path: Path, trust: bool) -> Settings:
-    from aiagent.engines.wiki.errors import WikiError
-    from aiagent.frontends.cli.settings_load import settings_flags
-    from aiagent.infra.config.settings import ConfigError, Settings
 
     try:
         return Settings.load(path.resolve(), settings_flags({"trust": trust}))
@@ -126,7 +125,6 @@ def _settings(path: Path, trust: bool) -> Settings:
 
 
 def _skills(settings: Settings, path: Path, names: tuple[str, ...]) -> tuple[SkillWiki, ...]:
-    from aiagent.engines.wiki.skillpages import active_skill_wikis
 
     requested = tuple(n.strip() for item in names for n in item.split(",") if n.strip())
     return tuple(active_skill_wikis(settings, path.resolve(), requested))
@@ -134,12 +132,9 @@ def _skills(settings: Settings, path: Path, names: tuple[str, ...]) -> tuple[Ski
 
 def _test_options(settings: Settings, path: Path, timeout: float) -> TestOptions:
     """The options of a test run, or a WikiError when the folder is not trusted."""
-    from aiagent.engines.wiki.errors import WikiError
-    from aiagent.engines.wiki.testrun import TestOptions
 
     if settings.trust is None or not settings.trust.trusted:
         raise WikiError(f"{path.resolve()}: --test-report runs the project's own code, and this folder "
                         "is not trusted (trust it with `aiagent trust`, or add --trust for this run)")
-    from aiagent.infra.config.model import as_table
 
     return TestOptions(timeout, as_table(settings.sandbox))
