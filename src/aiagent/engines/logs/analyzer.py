@@ -134,7 +134,7 @@ class Analyzer:
         if _long_line(block, self.max_line) and max(map(len, raw)) > self.max_line:
             raw = [line[:self.max_line] for line in raw]
             keys = [key[:self.max_line] for key in keys]
-        self._mark_status(block, keys)
+        _mark_status(block, keys)
         counts = Counter(keys)
         self._learn(counts, keys, raw, block)
         unique = 2 * self._new_keys > len(keys)
@@ -153,13 +153,6 @@ class Analyzer:
         if self.on_progress is not None:
             self.on_progress(self.bytes, self.lines)
 
-    def _mark_status(self, block: bytes, keys: list[bytes]) -> None:
-        line, pos = 0, 0
-        for m in STATUS.finditer(block):
-            line += block.count(b"\n", pos, m.start())
-            pos = m.start()
-            if line < len(keys):
-                keys[line] += b" <" + m.group(1) + b"xx>"
 
     def _learn(self, counts: Counter[bytes], keys: list[bytes], raw: list[bytes],
                block: bytes = b"") -> None:
@@ -271,7 +264,7 @@ class Analyzer:
             return None
         raw = self._held.rstrip(b"\n")[:self.max_line]
         keys = [raw.translate(KEY_TABLE)]
-        self._mark_status(raw, keys)
+        _mark_status(raw, keys)
         if keys[0] not in self._keys:
             self._learn(Counter(keys), keys, [raw])
         return self._kind(keys[0])
@@ -330,7 +323,8 @@ class Analyzer:
                 self._awaiting.extend(opened.exemplars)
         waiting, self._awaiting = self._awaiting, []
         for ex in waiting:
-            self._fill_after(ex, raw, start if id(ex) in opened_exemplars else 0)
+            if _fill_after(ex, raw, start if id(ex) in opened_exemplars else 0):
+                self._awaiting.append(ex)
         return start
 
     def _extend(self, event: OpenEvent, raw: list[bytes], keys: list[bytes], j: int) -> int:
@@ -396,8 +390,8 @@ class Analyzer:
                           need_after=self.context)
             self._keep(stats, ex, first_error)
             event.exemplars.append(ex)
-            if end < len(raw):
-                self._fill_after(ex, raw, end)
+            if end < len(raw) and _fill_after(ex, raw, end):
+                self._awaiting.append(ex)
         return end
 
     def _one_line(self, i: int, raw: list[bytes], keys: list[bytes]) -> bool:
@@ -464,12 +458,6 @@ class Analyzer:
             lines = earlier[max(0, len(earlier) - missing):] + lines
         return [decode(line, 400) for line in lines]
 
-    def _fill_after(self, ex: Exemplar, raw: list[bytes], start: int) -> None:
-        take = raw[start:start + ex.need_after]
-        ex.after.extend(decode(line, 400) for line in take)
-        ex.need_after -= len(take)
-        if ex.need_after > 0:
-            self._awaiting.append(ex)
 
     def _keep(self, stats: ClusterStats, ex: Exemplar, first_error: bool) -> None:
         if stats.first is None:
@@ -488,3 +476,21 @@ def _time_above(before: list[str], fallback: float | None) -> float | None:
         if at is not None:
             return at
     return fallback
+
+
+def _mark_status(block: bytes, keys: list[bytes]) -> None:
+    """An access log's 4xx/5xx status joins its line's key."""
+    line, pos = 0, 0
+    for m in STATUS.finditer(block):
+        line += block.count(b"\n", pos, m.start())
+        pos = m.start()
+        if line < len(keys):
+            keys[line] += b" <" + m.group(1) + b"xx>"
+
+
+def _fill_after(ex: Exemplar, raw: list[bytes], start: int) -> bool:
+    """The lines after an exemplar, from ``raw``; whether it still waits for more."""
+    take = raw[start:start + ex.need_after]
+    ex.after.extend(decode(line, 400) for line in take)
+    ex.need_after -= len(take)
+    return ex.need_after > 0

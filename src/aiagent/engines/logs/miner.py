@@ -158,7 +158,7 @@ class TemplateMiner:
             if group is None:
                 continue
             for cluster in group.values():
-                probe = cluster.probe or self._probe(cluster)
+                probe = cluster.probe or _probe(cluster)
                 pick, checks, fixed, share, _, _, vary, wild = probe
                 if not all(map(dict.__contains__, checks, pick(shapes))) or (
                         share < self.sim and not all(map(set.__contains__, wild, vary(shapes)))
@@ -198,7 +198,7 @@ class TemplateMiner:
         else:
             event = cluster.events[()]
         if cluster.watch:
-            _, _, _, _, pick, inert, _, _ = cluster.probe or self._probe(cluster)
+            _, _, _, _, pick, inert, _, _ = cluster.probe or _probe(cluster)
             if not all(map(set.__contains__, inert, pick(shapes))):
                 self._learn_shapes(cluster, shapes)
         return event
@@ -216,16 +216,6 @@ class TemplateMiner:
             if len(known) < CHECK_SHAPES:
                 known.add(shapes[i])
 
-    def _probe(self, cluster: Cluster) -> Probe:
-        places = sorted(cluster.checks)
-        watch = list(cluster.watch)
-        inert = tuple(cluster.inert.setdefault(i, set()) for i in watch)
-        varied = [i for i, token in enumerate(cluster.tokens) if token == VARIED]
-        wild = tuple(cluster.wild.setdefault(i, set()) for i in varied)
-        probe = (_picker(places), tuple(cluster.checks[i] for i in places), len(places),
-                 len(places) / len(cluster.tokens), _picker(watch), inert, _picker(varied), wild)
-        cluster.probe = probe
-        return probe
 
     def _check(self, cluster: Cluster, shapes: list[bytes], tokens: tuple[str, ...]) -> None:
         """The message's shapes at the template's fixed places, for the fast path."""
@@ -330,18 +320,13 @@ class TemplateMiner:
                           [""] * n, [])
         for i, token in enumerate(tokens):
             if token == WILD:
-                self._vary(cluster, i, seen[i][1])
+                _vary(cluster, i, seen[i][1])
             else:
                 self._index(cluster, i, token)
         self.clusters[cluster.id] = cluster
         self._buckets.setdefault((level, n), []).append(cluster)
         return cluster
 
-    def _vary(self, cluster: Cluster, i: int, form: str) -> None:
-        cluster.tokens[i] = VARIED
-        cluster.forms[i] = cluster.prefix[i] = cluster.suffix[i] = form
-        cluster.watch.append(i)
-        cluster.probe = None
 
     def _merge(self, cluster: Cluster, tokens: tuple[str, ...]) -> None:
         """Places where ``tokens`` differs from the template: where both hold a plain word
@@ -364,7 +349,7 @@ class TemplateMiner:
                 self._key(cluster, i, [t, m])
                 self._index(cluster, i, m)
                 continue
-            self._vary(cluster, i, self._first_form(cluster, i))
+            _vary(cluster, i, self._first_form(cluster, i))
 
     def _key(self, cluster: Cluster, i: int, words: list[str]) -> None:
         """Place ``i`` names events; the events so far all had the template's word there."""
@@ -487,3 +472,22 @@ def _shown(cluster: Cluster, i: int) -> str:
     head = _HEAD.match(cluster.prefix[i])
     tail = _TAIL.search(cluster.suffix[i])
     return (head.group() if head else "") + VAR + (tail.group() if tail else "")
+
+
+def _probe(cluster: Cluster) -> Probe:
+    places = sorted(cluster.checks)
+    watch = list(cluster.watch)
+    inert = tuple(cluster.inert.setdefault(i, set()) for i in watch)
+    varied = [i for i, token in enumerate(cluster.tokens) if token == VARIED]
+    wild = tuple(cluster.wild.setdefault(i, set()) for i in varied)
+    probe = (_picker(places), tuple(cluster.checks[i] for i in places), len(places),
+             len(places) / len(cluster.tokens), _picker(watch), inert, _picker(varied), wild)
+    cluster.probe = probe
+    return probe
+
+
+def _vary(cluster: Cluster, i: int, form: str) -> None:
+    cluster.tokens[i] = VARIED
+    cluster.forms[i] = cluster.prefix[i] = cluster.suffix[i] = form
+    cluster.watch.append(i)
+    cluster.probe = None
