@@ -365,7 +365,12 @@ class FileAnalysis:
         if not raw:
             return
         name = resolve(raw, self.aliases)
+        text = ""
         for sink in self.spec.sinks_for(name, raw, assign=True):
+            if sink.when or sink.unless:  # tested on the assignment's text
+                text = text or (node.text or b"").decode("utf-8", "replace")
+                if (sink.when and not sink.when.search(text)) or (sink.unless and sink.unless.search(text)):
+                    continue
             self.hits.append(SinkHit(sink, node, value, name))
 
     def apply_guards(self, scope: Scope, condition: Any) -> None:
