@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
@@ -243,8 +244,19 @@ def test_timeout_kills_the_running_command(run_cli, project: Path) -> None:
         proc = run_cli("--headless", "--tools", "shell_command", "--timeout", "1s", "--prompt",
                        "go", cwd=project, env=provider_env("anthropic", fake))
     assert proc.returncode == 4
-    time.sleep(3.5)
+    deadline = time.monotonic() + 10  # polled: once no process names the marker, none can touch it
+    while _running(str(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert not marker.exists(), "the command outlived the run"
+    assert not _running(str(marker)), "the command outlived the run"
+
+
+def _running(text: str) -> bool:
+    """A live (not zombie) process has ``text`` in its command line."""
+    for found in psutil.process_iter(["cmdline", "status"]):
+        if found.info["status"] != psutil.STATUS_ZOMBIE and text in " ".join(found.info["cmdline"] or []):
+            return True
+    return False
 
 
 def test_secret_values_are_masked_in_live_output_and_results(run_cli, project: Path,

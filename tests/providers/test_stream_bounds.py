@@ -47,7 +47,7 @@ def test_gzip_bomb_stops_at_the_body_cap(provider_name: str) -> None:
         with pytest.raises(StreamLimitError, match=r"max_body_bytes"):
             run(provider_name, fake, max_body_bytes=32 * MiB, idle_timeout=30)
         assert len(fake.requests) == 1
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 30  # far short of the whole stream (slack for loaded machines)
 
 
 def test_gzip_encoded_answer_is_read(provider_name: str) -> None:
@@ -85,7 +85,7 @@ def test_endless_tokens_stop_at_the_output_cap(provider_name: str) -> None:
         with pytest.raises(StreamLimitError, match=r"200000 characters.*max_output_chars"):
             run(provider_name, fake, max_output_chars=200_000)
         assert len(fake.requests) == 1
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 30  # far short of the whole stream (slack for loaded machines)
 
 
 def test_turn_deadline_ends_an_endless_stream(provider_name: str) -> None:
@@ -95,7 +95,7 @@ def test_turn_deadline_ends_an_endless_stream(provider_name: str) -> None:
         with pytest.raises(TurnTimeoutError, match=r"within 1.5 s \(\[network\] turn_timeout\)") as info:
             run(provider_name, fake, max_output_chars=0, turn_timeout=1.5)
     assert info.value.exit_code == 4
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 10
 
 
 def test_validation_error_500_is_not_retried(provider_name: str) -> None:

@@ -100,7 +100,7 @@ def test_catastrophic_regex_does_not_hang() -> None:
     started = time.perf_counter()
     with pytest.raises(RegexTimeout):
         list(pattern.finditer(b"a" * 45 + b"b"))
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < 10  # unbounded, it runs for hours; slack for loaded machines
 
 
 def test_bad_query_names_rule_and_field() -> None:

@@ -77,7 +77,7 @@ def marker() -> str:
 
 def test_escapees_die_when_the_command_ends(tmp_path: Path, marker: str) -> None:
     async def body(s: Shell) -> str:
-        script = escapes(marker) + f"while [ $(ps -eo args | grep -c {marker}) -lt 3 ]; do sleep 0.05; done; echo ok"
+        script = escapes(marker) + f"while [ $(ps -ewwo args | grep -c {marker}) -lt 3 ]; do sleep 0.05; done; echo ok"
         result = await s.call("shell_command", {"command": script, "timeout_ms": 20_000})
         left = survivors(marker)
         return result.content + f"\n[survivors right after: {left}]"

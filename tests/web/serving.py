@@ -143,11 +143,17 @@ def types(events: list[Event]) -> list[str]:
     return [e.type for e in events]
 
 
-def processes_with(marker: str) -> list[str]:
+def processes_with(marker: str, cwd: Path | None = None) -> list[str]:
+    """Command lines holding ``marker``; with ``cwd``, only processes working in or under that
+    folder (tests run in parallel: another test's processes may hold the same marker)."""
     found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            if marker in text and cwd is not None:
+                where = Path(os.readlink(cmdline.with_name("cwd")))
+                if where != cwd and cwd not in where.parents:
+                    continue
         except OSError:
             continue
         if marker in text:

@@ -124,6 +124,7 @@ def test_hosted_engine_streams_asks_and_stops(served: Served) -> None:
     assert "usage" in types(events)
     exported = served.project / ".claude" / "skills" / "greeter" / "SKILL.md"
     assert exported.is_file(), "the project's skills were not placed for the engine"
+    assert processes_with(f"{AIAGENT} acp", served.project), "the engine runs in the project"
 
     call = ToolCall("shell_command", {"command": "echo hosted-$((6*7))"})
     served.fake.push(Turn(text="Running.", tool_calls=[call]), Turn(text="It printed 42."))
@@ -144,12 +145,13 @@ def test_hosted_engine_streams_asks_and_stops(served: Served) -> None:
     assert events[-1].type == "done" and events[-1].data["stop_reason"] == "interrupted", types(events)
     assert time.monotonic() - started < 30
     deadline = time.monotonic() + 20
-    while processes_with(marker) and time.monotonic() < deadline:
+    while processes_with(marker, served.project) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not processes_with(marker), "the stopped command is still running"
-    while processes_with(f"{AIAGENT} acp") and time.monotonic() < deadline:
+    assert not processes_with(marker, served.project), "the stopped command is still running"
+    engine = f"{AIAGENT} acp"  # other tests run `aiagent acp` too: only this project's counts
+    while processes_with(engine, served.project) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not processes_with(f"{AIAGENT} acp"), "the engine outlived its stopped session"
+    assert not processes_with(engine, served.project), "the engine outlived its stopped session"
 
     with served.client() as c:
         history = c.get(f"/api/sessions/{sid}").json()
@@ -172,7 +174,7 @@ def test_crashing_and_mute_engines_are_errors_and_the_server_stays(served: Serve
     events = run_turn(served, sid, "hello?")
     assert types(events)[-2:] == ["error", "done"], types(events)
     assert "mute" in events[-2].data["message"]
-    assert not processes_with("sleep 600"), "the mute engine was left running"
+    assert not processes_with("sleep 600", served.project), "the mute engine was left running"
 
     served.fake.push(Turn(text="still here"))  # our own engine beside the broken ones
     sid = new_session(served, "aiagent").json()["id"]
@@ -189,9 +191,10 @@ def test_an_engine_that_ignores_cancel_is_killed_and_the_turn_ends(served: Serve
     assert [e.data["text"] for e in events if e.type == "text"] == ["thinking"]  # garbage skipped
     assert time.monotonic() - started < 60
     deadline = time.monotonic() + 20
-    while processes_with("stuck.py") and time.monotonic() < deadline:
+    stuck = str(served.project.parent / "stuck.py")  # this module's engine, not another test's
+    while processes_with(stuck) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not processes_with("stuck.py"), "the stuck engine was left running"
+    assert not processes_with(stuck), "the stuck engine was left running"
     assert served.proc.poll() is None
 
 

@@ -20,10 +20,24 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.core.loop import Agent, AgentConfig
+from aiagent.agent.core.prompt import build_system_prompt, read_rules, rule_files
+from aiagent.agent.core.protocols import make_protocol
+from aiagent.agent.core.redact import SecretMasker
+from aiagent.agent.core.session import open_session
+from aiagent.agent.core.tokens import context_window
+from aiagent.agent.permissions.policy import MODES, PermissionPolicy, Rule, parse_rule
+from aiagent.agent.skills.state import mcp_disabled
+from aiagent.agent.tools.base import ToolRegistry
+from aiagent.agent.tools.profiles import expand_groups, offerable, profile_tools
 from aiagent.app.provider import ProviderChoice, resolve_provider
+from aiagent.contracts.hooks import Hooks
+from aiagent.contracts.providers import AuthError
+from aiagent.infra import sandbox
 from aiagent.infra.config import paths
 from aiagent.infra.config.model import as_table
 from aiagent.infra.config.settings import ConfigError, Settings
+from aiagent.infra.providers import create_provider
 
 if TYPE_CHECKING:
     from aiagent.agent.core.loop import Agent
@@ -102,7 +116,6 @@ class Application:
         """The run's choice, or when none is available the provider the settings name (a
         session is still recorded, the first-run screen still explains what to set)."""
         from aiagent.app.provider import named
-        from aiagent.contracts.providers import AuthError
 
         try:
             return self.resolve()
@@ -134,13 +147,11 @@ class Application:
         whitelist = self.settings.agent.tools
         if self.interactive or whitelist is None:
             return None
-        from aiagent.agent.tools.base import ToolRegistry
 
         return expand_tool_names(whitelist, ToolRegistry(), "--tools")
 
     def session(self, request: SessionRequest, *, title: str = "") -> AgentSession:
         """A new stored session, the latest in this folder, or one by id."""
-        from aiagent.agent.core.session import open_session
 
         choice = self.choice_or_named()
         return open_session(self.settings, request, provider=choice.name, model=choice.model,
@@ -169,7 +180,6 @@ class Application:
 
     def agent(self, session: AgentSession, policy: PermissionPolicy) -> Agent:
         """The agent on ``session``, with tools, skills and sandbox settings."""
-        from aiagent.agent.tools.base import ToolRegistry
 
         agent = _new_agent(self.settings, self.resolve(), self.provider(), ToolRegistry(), policy)
         agent.use_session(session)
@@ -194,10 +204,8 @@ class Application:
 
     def _add_mcp(self, agent: Agent) -> None:
         """MCP servers' tools join the agent's once the conversation starts."""
-        from aiagent.agent.skills.state import mcp_disabled
         from aiagent.agent.skills.wiring import warn
         from aiagent.agent.tools.mcp.manager import attach
-        from aiagent.infra.config import paths
 
         off = mcp_disabled(paths.project_root(self.settings.workspace),
                            paths.config_dir(self.settings.env),
@@ -208,8 +216,6 @@ class Application:
 
 def _new_agent(settings: Settings, choice: ProviderChoice, provider: Provider,
                registry: ToolRegistry, policy: PermissionPolicy) -> Agent:
-    from aiagent.agent.core.loop import Agent, AgentConfig
-    from aiagent.agent.core.redact import SecretMasker
 
     entry = settings.provider.entry(choice.name)
     config = AgentConfig(
@@ -250,7 +256,6 @@ class PromptParts:
         return system_prompt(self.settings, [*self.base, *mapped, *self.extra])
 
     def repo_map_hooks(self, agent: Agent) -> Hooks:
-        from aiagent.contracts.hooks import Hooks
 
         async def refresh(text: str) -> None:
             if await self.repo_map.refresh_async(text):  # cancelling stops its walk
@@ -279,9 +284,6 @@ def repo_map_prompt(settings: Settings) -> Any:
 
 def make_provider(settings: Settings, choice: ProviderChoice) -> Provider:
     """The provider of ``choice``; AuthError without a needed key."""
-    from aiagent.agent.core.tokens import context_window
-    from aiagent.contracts.providers import AuthError
-    from aiagent.infra.providers import create_provider
 
     name = choice.name
     config = settings.provider_config(name)
@@ -297,7 +299,6 @@ def make_provider(settings: Settings, choice: ProviderChoice) -> Provider:
 
 def expand_tool_names(names: Iterable[str], registry: ToolRegistry, source: str) -> list[str]:
     """Expand group names (``read``, ``search``, ...) and check every name is known."""
-    from aiagent.agent.tools.profiles import expand_groups
 
     expanded = expand_groups(list(names))
     unknown = [n for n in expanded if n not in registry]
@@ -310,7 +311,6 @@ def expand_tool_names(names: Iterable[str], registry: ToolRegistry, source: str)
 def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
     """The tools the model is offered: the whitelist or the profile, less those this
     platform cannot run (the Apple tools off macOS)."""
-    from aiagent.agent.tools.profiles import offerable, profile_tools
 
     agent = settings.agent
     if agent.tools is not None:
@@ -323,7 +323,6 @@ def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
 
 
 def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) -> str:
-    from aiagent.agent.core.prompt import build_system_prompt, read_rules, rule_files
 
     workspace = settings.workspace
     files = rule_files(workspace, paths.project_root(workspace), paths.config_dir(settings.env))
@@ -334,14 +333,12 @@ def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) 
 
 def protocol_fragments(settings: Settings) -> list[PromptFragment]:
     """How to call tools with the configured protocol (the ``tags`` one explains ``<shell>``)."""
-    from aiagent.agent.core.protocols import make_protocol
 
     return make_protocol(settings.agent.tool_protocol, {}).prompt_fragments()
 
 
 def tool_settings(settings: Settings) -> dict[str, Any]:
     """The ``[tools]`` table, plus ``sandbox``: whether and how shell commands are sandboxed."""
-    from aiagent.infra import sandbox
 
     table = as_table(settings.tools)
     table["sandbox"] = sandbox.tool_settings(settings.sandbox, settings.agent.approval_mode)
@@ -360,8 +357,6 @@ def make_policy(
 ) -> PermissionPolicy:
     """The approval policy for this run: mode, saved grants, ``[permissions]`` rules,
     ``--approve`` and (headless) the ``--tools`` whitelist as pre-approvals."""
-    from aiagent.agent.permissions.policy import PermissionPolicy, Rule, parse_rule
-    from aiagent.infra import sandbox
 
     mode = settings.agent.approval_mode
     perms = settings.permissions
@@ -386,7 +381,6 @@ def make_policy(
 
 
 def _mode(value: str) -> Any:
-    from aiagent.agent.permissions.policy import MODES
 
     for mode in MODES:
         if mode == value:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from aiagent.contracts.providers import AuthError
 from aiagent.infra.config.settings import ENV_SETTINGS, Layer, Settings
+from aiagent.infra.providers.hosts import host_url
 
 PROBE_SECONDS = 0.3
 BUILT_IN = "anthropic"
@@ -126,7 +127,6 @@ def _detect(settings: Settings, probe: Callable[[str], bool]) -> tuple[str | Non
 
 def ollama_answers(host: str, timeout: float = PROBE_SECONDS) -> bool:
     """Whether an Ollama server answers ``GET /api/version`` at ``host`` in time."""
-    from aiagent.infra.providers.hosts import host_url
 
     url = host_url(host) + "/api/version"
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))

@@ -25,6 +25,10 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
+from aiagent.agent.core.loop import EXIT_INTERNAL, tracebacks_shown
+from aiagent.agent.core.session import SessionRequest
+from aiagent.agent.tools.plan import last_plan
+from aiagent.agent.tools.shell.runtime import READABLE_ROOTS_KEY
 from aiagent.contracts.events import (
     AgentEvent,
     ApprovalRequestEvent,
@@ -245,7 +249,6 @@ def _fence(text: str) -> str:
 
 
 def _debug_hint(event: ErrorEvent) -> str:
-    from aiagent.agent.core.loop import EXIT_INTERNAL, tracebacks_shown
 
     if event.exit_code != EXIT_INTERNAL or tracebacks_shown():
         return ""
@@ -269,7 +272,6 @@ async def drive(agent: Any, prompt: str, renderer: Renderer,
                 stopper: StopOnSignal | None = None) -> Transcript:
     """Consume the agent's events; Ctrl-C and SIGTERM cancel the run cleanly (through
     ``stopper`` when given, else through the event loop's signal handlers)."""
-    from aiagent.agent.tools.plan import last_plan
 
     stored = getattr(getattr(agent, "conversation", None), "messages", None) or []
     transcript = Transcript(prompt, plan=last_plan(stored))
@@ -315,8 +317,6 @@ def run_headless(
 def _run(app: Application, prompt: str, output: str, out: TextIO, err: TextIO,
          session: SessionRequest | None, readable: tuple[str, ...],
          stopper: StopOnSignal) -> int:
-    from aiagent.agent.core.session import SessionRequest
-    from aiagent.agent.tools.shell.runtime import READABLE_ROOTS_KEY
 
     try:
         started = app.start(session or SessionRequest(), title=prompt)

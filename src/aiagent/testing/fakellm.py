@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import Any
 
 from aiagent.testing import formats
+from aiagent.testing.faults import fault_body
 from aiagent.testing.formats import Format
 from aiagent.testing.script import EXHAUSTED, ScriptError, Turn, load_script
 
@@ -298,7 +299,6 @@ class _Answer:
 
     def _send_fault(self) -> None:
         """A hostile stream (see :mod:`aiagent.testing.faults`), generated as it goes."""
-        from aiagent.testing.faults import fault_body
 
         h = self.handler
         h.send_response(200)

@@ -28,7 +28,13 @@ from aiagent.agent.skills.host import HostServices
 from aiagent.agent.skills.loader import Source, discover
 from aiagent.agent.skills.permissions import Limits, MemoryGrantStore, PermissionGate
 from aiagent.agent.skills.runtime import SkillRuntime
+from aiagent.agent.skills.tools import guarded
+from aiagent.agent.skills.wiring import provider_llm
+from aiagent.contracts.providers import ProviderConfig
 from aiagent.contracts.tools import ToolResult
+from aiagent.infra.process import git
+from aiagent.infra.providers import create_provider
+from aiagent.testing import FakeLLM, Turn
 
 __all__ = ["CaseResult", "SkillHarness", "load_cases", "run_cases"]
 
@@ -69,10 +75,6 @@ class SkillHarness:
     def _llm(self) -> Any:
         if not self.llm_script:
             return None
-        from aiagent.agent.skills.wiring import provider_llm
-        from aiagent.contracts.providers import ProviderConfig
-        from aiagent.infra.providers import create_provider
-        from aiagent.testing import FakeLLM, Turn
 
         self.fake = FakeLLM([Turn(text=t) for t in self.llm_script]).start()
         provider = create_provider("anthropic", ProviderConfig(base_url=self.fake.url, api_key="test", max_retries=0))
@@ -90,12 +92,10 @@ class SkillHarness:
         return self.runtime
 
     async def call_tool(self, name: str, args: Mapping[str, Any]) -> ToolResult:
-        from aiagent.agent.skills.tools import guarded
 
         return await guarded(self.rt.call(self.name, "tool", name, dict(args)))
 
     async def run_workflow(self, name: str, input: Mapping[str, Any]) -> ToolResult:
-        from aiagent.agent.skills.tools import guarded
 
         return await guarded(self.rt.run_workflow(name, input))
 
@@ -151,7 +151,6 @@ async def _run_case(folder: Path, case: Mapping[str, Any], project: Path) -> tup
 
 
 async def guarded_scan(h: SkillHarness, name: str, input: Mapping[str, Any]) -> ToolResult:
-    from aiagent.agent.skills.tools import guarded
 
     return await guarded(h.rt.call(h.name, "scanner", name, dict(input)))
 
@@ -194,7 +193,6 @@ def _prepare(root: Path, case: Mapping[str, Any]) -> None:
 
 def _git_repo(root: Path, subjects: list[str]) -> None:
     """A git repository in ``root`` holding its files, then one commit per subject."""
-    from aiagent.infra.process import git
 
     who = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com"}

@@ -239,3 +239,72 @@ def test_an_openstack_critical_incident_with_a_traceback_is_one_item() -> None:
     assert len(event) == 5 and event[-1].startswith("ConnectionResetError")
     infos = [c for c in report["clusters"] if c["level"] == "info"]
     assert all("rabbitmq" not in c["template"] for c in infos)
+
+
+def _varied_messages(n: int) -> list[tuple[str, str]]:
+    """Messages of a few shapes with numbers of every length, unique words, paths and a
+    place with few words (VM Started / Stopped), at two levels."""
+    import random
+    import string
+
+    rnd = random.Random(3)
+    shapes = ["VM {w} after {n} ms on host-{k}", "open /var/lib/{w}/{n}.db took {n} ms",
+              "user {w} logged in from 10.0.{k}.{n} session {u}", "cache miss for key {n}",
+              "job {u} finished in {n}ms id={n}", "GET /api/v{k}/items/{n} {k}{k}",
+              "wrote {n}.{e} in {n} ms", "peer {a} {b} {n} state ok"]
+
+    def word() -> str:
+        return "".join(rnd.choice(string.ascii_lowercase) for _ in range(8))
+
+    out = []
+    for i in range(n):  # (a varied place's values share a suffix until halfway)
+        ends = ["log.gz", "txt.gz"] if i < n // 2 else ["log.gz", "cfg", "json"]
+        text = rnd.choice(shapes).format(
+            w=rnd.choice(["Started", "Stopped", "Paused"]), n=rnd.randrange(10 ** rnd.randrange(1, 9)),
+            k=rnd.randrange(30), u=word(), e=rnd.choice(ends),
+            a=word() if rnd.random() < 0.3 else rnd.randrange(99),
+            b=word() if rnd.random() < 0.3 else rnd.randrange(99))
+        out.append((text, rnd.choice(["info", "error"])))
+    return out
+
+
+def test_the_fast_path_gives_what_masking_every_word_gives() -> None:
+    messages = _varied_messages(4000)
+    fast, slow = TemplateMiner(), TemplateMiner()
+    slow._fits = lambda shape, level: None  # type: ignore[method-assign]
+    mined = []
+    real_mine = fast._mine
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        mined.append(1)
+        return real_mine(*args)
+
+    fast._mine = counted  # type: ignore[method-assign]
+    got_fast = [fast.add(m, lv) for m, lv in messages]
+    got_slow = [slow.add(m, lv) for m, lv in messages]
+    assert len(mined) < len(messages) // 10  # most new shapes took the fast path
+    assert [fast.resolve(i) for i in got_fast] == [slow.resolve(i) for i in got_slow]
+    assert [fast.template(i) for i in got_fast] == [slow.template(i) for i in got_slow]
+
+
+def test_the_template_index_finds_what_comparing_every_template_finds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from aiagent.engines.logs import miner as miner_module
+
+    rnd = random.Random(5)
+    vocab = [f"w{chr(97 + i)}x" for i in range(26)] + ["alpha", "beta", "gamma", "delta"]
+    messages = [(" ".join(rnd.choice(vocab) for _ in range(4)) + f" took {rnd.randrange(999)} ms",
+                 "info") for _ in range(3000)]
+
+    def mine(indexed: int) -> tuple[list[int], list[str | None], int]:
+        monkeypatch.setattr(miner_module, "INDEXED", indexed)
+        miner = TemplateMiner()
+        miner._fits = lambda shape, level: None  # type: ignore[method-assign]
+        ids = [miner.resolve(miner.add(m, lv)) for m, lv in messages]
+        return ids, [miner.template(i) for i in ids], len(miner.clusters)
+
+    indexed, every = mine(0), mine(10 ** 9)
+    assert indexed[2] > 500  # many templates of one level and length
+    assert indexed == every

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,10 +11,11 @@ import pytest
 from review_helpers import BASE_APP, FEATURE_APP, FakeGitHub, FakeGitLab, Recorder, git
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """main: app.py; feature (checked out): app.py changed inside total()."""
-    root = tmp_path / "repo"
+@pytest.fixture(scope="session")
+def repo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """main: app.py; feature (checked out): app.py changed inside total(). Built once per
+    worker; each test gets its own copy (``repo``)."""
+    root = tmp_path_factory.mktemp("review-template") / "repo"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     (root / "app.py").write_text(BASE_APP)
@@ -23,6 +25,12 @@ def repo(tmp_path: Path) -> Path:
     (root / "app.py").write_text(FEATURE_APP)
     git(root, "commit", "-qam", "feature")
     return root
+
+
+@pytest.fixture
+def repo(repo_template: Path, tmp_path: Path) -> Path:
+    """A private copy of the template repository (its tests change and commit to it)."""
+    return Path(shutil.copytree(repo_template, tmp_path / "repo", symlinks=True))
 
 
 def _serve(server: Recorder) -> Iterator[Recorder]:

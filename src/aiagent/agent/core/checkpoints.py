@@ -19,6 +19,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aiagent.infra.process.git import GitError, prepare
+from aiagent.infra.process.git import run as run_git
+
 DEFAULT_EXCLUDES = (
     "node_modules/", ".venv/", "venv/", "__pycache__/", "*.pyc", ".mypy_cache/",
     ".pytest_cache/", ".ruff_cache/", ".tox/", ".DS_Store", "target/", "dist/", "build/",
@@ -71,8 +74,6 @@ class Checkpoints:
     # ---- git plumbing ----------------------------------------------------------------
 
     def _git(self, *args: str, check: bool = True) -> str:
-        from aiagent.infra.process.git import GitError, prepare
-        from aiagent.infra.process.git import run as run_git
 
         env = {
             **os.environ,

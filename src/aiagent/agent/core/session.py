@@ -15,6 +15,15 @@ from aiagent.agent.core.conversation import Conversation
 from aiagent.agent.core.redact import SecretMasker
 from aiagent.agent.core.tokens import budget_for
 from aiagent.infra.config.settings import ConfigError, Settings
+from aiagent.infra.store.approvals import ApprovalStore
+from aiagent.infra.store.db import StoreError
+from aiagent.infra.store.sessions import (
+    SessionNotFound,
+    SessionRecorder,
+    SessionStore,
+    repair_tail,
+    title_of,
+)
 
 if TYPE_CHECKING:
     from aiagent.infra.store.approvals import ApprovalStore
@@ -61,9 +70,6 @@ def open_session(settings: Settings, request: SessionRequest, *, provider: str, 
                  title: str = "") -> AgentSession:
     """A new stored session for ``provider``/``model`` (as :func:`aiagent.app.resolve` chose
     them), the latest in this folder, or one by id."""
-    from aiagent.infra.store.approvals import ApprovalStore
-    from aiagent.infra.store.db import StoreError
-    from aiagent.infra.store.sessions import SessionNotFound, SessionStore
 
     try:
         store = SessionStore.open(settings.env)
@@ -79,7 +85,6 @@ def open_session(settings: Settings, request: SessionRequest, *, provider: str, 
 
 def _choose(store: SessionStore, settings: Settings, request: SessionRequest, title: str,
             provider: str, model: str) -> tuple[SessionInfo, bool]:
-    from aiagent.infra.store.sessions import SessionNotFound, title_of
 
     workspace = str(settings.workspace)
     if request.resume:
@@ -96,7 +101,6 @@ def _choose(store: SessionStore, settings: Settings, request: SessionRequest, ti
 
 def _assemble(store: SessionStore, approvals: ApprovalStore, info: SessionInfo,
               settings: Settings, resumed: bool, model: str) -> AgentSession:
-    from aiagent.infra.store.sessions import SessionRecorder, repair_tail
 
     history = store.messages(info.id)
     recorder = SessionRecorder(store, info.id, len(history), model=model)

@@ -26,6 +26,7 @@ from aiagent.agent.permissions import commands, protected
 from aiagent.contracts.approval import ALLOW, ASK, Decision
 from aiagent.contracts.events import ApprovalAnswer
 from aiagent.contracts.tools import Tool, ToolEffect, effect_of
+from aiagent.infra.config import paths
 
 if TYPE_CHECKING:
     from aiagent.infra.store.approvals import ApprovalStore, Grant
@@ -116,7 +117,6 @@ class PermissionPolicy:
         self.project = (project or workspace).resolve()
         self.session_id, self.interactive, self.sandbox = session_id, interactive, sandbox
         self.rules = list(rules)
-        from aiagent.infra.config import paths
 
         self.user_dirs = (paths.config_dir(), paths.data_dir())
 

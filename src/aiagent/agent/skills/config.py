@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from aiagent.infra.config.model import as_table
+
 if TYPE_CHECKING:
     from aiagent.infra.config.settings import Settings
 
@@ -59,6 +61,5 @@ def disabled_names(skills: Mapping[str, Any], all_names: Iterable[str]) -> set[s
 
 def skills_table(settings: Settings) -> dict[str, Any]:
     """``[skills]`` as the skill loader reads it: the keys that are set."""
-    from aiagent.infra.config.model import as_table
 
     return {k: v for k, v in as_table(settings.skills).items() if v is not None}

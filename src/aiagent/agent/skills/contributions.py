@@ -11,6 +11,9 @@ from aiagent.agent.skills.backends.base import Backend, BackendError, Registered
 from aiagent.agent.skills.hooks import HookBus
 from aiagent.agent.skills.host import SkillHost
 from aiagent.agent.skills.manifest import Manifest
+from aiagent.agent.skills.tools import SkillTool
+from aiagent.agent.tools.base import ToolRegistry
+from aiagent.agent.tools.profiles import expand_groups, offerable
 
 HookCall = Callable[[str, str, dict[str, Any]], Awaitable[Any]]  # (skill, hook key, event)
 
@@ -75,7 +78,6 @@ class Contributions:
             raise BackendError(f"skill {m.name}: tools declared in the manifest but not registered by the code: {', '.join(missing)}")
 
     def _tool(self, skill: ActiveSkill, item: Registered) -> None:
-        from aiagent.agent.skills.tools import SkillTool
 
         m = skill.manifest
         decl = next((t for t in m.tools if t.name == item.name), None)
@@ -95,8 +97,6 @@ class Contributions:
         """A built-in skill's ``builtin_tools``: aiagent's own tools (each with its declared
         effect, so the approval policy decides as for any built-in tool), less those this
         platform cannot run. Other skills may not claim them."""
-        from aiagent.agent.tools.base import ToolRegistry
-        from aiagent.agent.tools.profiles import expand_groups, offerable
 
         m = skill.manifest
         if not builtin:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from aiagent.agent.skills.backends.base import Backend, BackendError
+from aiagent.agent.skills.backends.python import PythonBackend
 from aiagent.agent.skills.contributions import ActiveSkill, WorkflowInfo
 from aiagent.agent.skills.host import HostServices, SkillHost
 from aiagent.agent.skills.manifest import Manifest
@@ -43,7 +44,6 @@ class Dispatch:
 
             timeout = m.implementation.timeout or self.services.limits.call_timeout
             return ProcessBackend(skill.host, self.config_of(m), timeout, self.process_sandbox)
-        from aiagent.agent.skills.backends.python import PythonBackend
 
         return PythonBackend(skill.host, self.config_of(m))
 

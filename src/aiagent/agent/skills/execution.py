@@ -6,6 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aiagent.infra.process.capture import Capture
+from aiagent.infra.process.runner import Limits, new_tag, spawn
+from aiagent.infra.process.tree import TAG_VARIABLE
+
 
 class _Head:
     """The first ``cap`` characters of each stream."""
@@ -27,9 +31,6 @@ class _Head:
 
 async def run_command(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, cap: int) -> dict[str, Any]:
     """Run ``argv``; return stdout, stderr, exit_code, timed_out. Never hangs past ``timeout``."""
-    from aiagent.infra.process.capture import Capture
-    from aiagent.infra.process.runner import Limits, new_tag, spawn
-    from aiagent.infra.process.tree import TAG_VARIABLE
 
     head = _Head(cap)
     try:

@@ -29,10 +29,10 @@ from aiagent.agent.skills.runtime import SkillRuntime
 from aiagent.agent.skills.state import disabled_by_state
 from aiagent.infra.config import paths
 from aiagent.infra.config.settings import ConfigError, Settings
+from aiagent.infra.config.trust import decide
 
 
 def _decide(settings: Settings, root: Path) -> Any:
-    from aiagent.infra.config.trust import decide
 
     user = next((layer.data for layer in settings.layers if layer.name == "user"), {})
     return decide(root, settings.env, user)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.skills.execution import run_command
 from aiagent.agent.skills.manifest import Manifest
 from aiagent.agent.skills.permissions import (
     Limits,
@@ -29,6 +30,8 @@ from aiagent.agent.skills.permissions import (
     path_scopes,
     scrubbed_env,
 )
+from aiagent.agent.skills.triggers import scan_project
+from aiagent.infra.process.git import GitError, prepare_async
 
 MAX_READ = 2 * 1024 * 1024
 MAX_OUTPUT = 256 * 1024
@@ -143,7 +146,6 @@ class SkillHost:
     async def fn_search_files(self, pattern: str) -> list[str]:
         import pathspec
 
-        from aiagent.agent.skills.triggers import scan_project
 
         self.require("file:read")
 
@@ -176,7 +178,6 @@ class SkillHost:
         folder = self.s.root if cwd is None else self.inside(cwd)
         limit = min(float(timeout or self.s.limits.shell_timeout), self.s.limits.shell_timeout)
         env = limited_env(self.s, self.m.permissions)
-        from aiagent.agent.skills.execution import run_command
 
         return await run_command(argv, Path(folder), env, limit, MAX_OUTPUT)
 
@@ -221,8 +222,6 @@ class SkillHost:
         refusal = command_refusal(self.m.permissions, ["git", *args], "git:read")
         if refusal:
             raise PermissionDenied(f"skill {self.m.name}: git {args[0]}: {refusal}")
-        from aiagent.agent.skills.execution import run_command
-        from aiagent.infra.process.git import GitError, prepare_async
 
         try:
             call = await prepare_async(self.s.root, args[0], *args[1:], env=limited_env(self.s, ()))

@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.skills.validcache import digest, valid_cache
 from aiagent.agent.skills.versions import VersionError, parse_range, parse_version
 
 SKILL_TYPES = ("tool", "prompt", "workflow", "security-rule", "transform")
@@ -216,7 +217,6 @@ def _validator() -> Any:
 def check_schema(data: dict[str, Any], path: Path) -> None:
     """Raise a one-line :class:`ManifestError` on the first schema error. Content found
     valid before (by hash, in the cache folder) is not checked again."""
-    from aiagent.agent.skills.validcache import digest, valid_cache
 
     key = digest(data, _schema_text())
     if key is not None and key in valid_cache():

@@ -24,6 +24,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
+from aiagent.agent.permissions import commands
+from aiagent.agent.skills.config import duration
+from aiagent.infra.process.environment import is_secret_name as credential
+from aiagent.infra.store.approvals import ApprovalStore
+from aiagent.infra.store.db import connect
+
 PERMISSIONS: dict[str, tuple[str, str]] = {
     "file:read": ("Read files within the project", "low"),
     "file:write": ("Create, modify or delete files within the project", "medium"),
@@ -99,7 +105,6 @@ def _env_rules() -> dict[str, Any]:
 
 
 def is_secret_name(name: str) -> bool:
-    from aiagent.infra.process.environment import is_secret_name as credential
 
     upper = name.upper()
     return credential(name) or any(fnmatch.fnmatchcase(upper, p) for p in _env_rules()["never"])
@@ -139,7 +144,6 @@ def command_refusal(declared: Iterable[str], argv: list[str], kind: str = "shell
     """
     import shlex
 
-    from aiagent.agent.permissions import commands
 
     line = commands.parse(shlex.join(argv))
     if not line.analysed or len(line.commands) != 1:
@@ -214,8 +218,6 @@ class SqliteGrantStore:
     revokes them too."""
 
     def __init__(self, env: Mapping[str, str] | None = None, path: Path | None = None) -> None:
-        from aiagent.infra.store.approvals import ApprovalStore
-        from aiagent.infra.store.db import connect
 
         self.store = ApprovalStore(connect(path, env))
 
@@ -308,7 +310,6 @@ class Limits:
 
     @classmethod
     def from_settings(cls, skills: Mapping[str, Any]) -> Limits:
-        from aiagent.agent.skills.config import duration
 
         d = cls()
         return cls(

@@ -10,6 +10,7 @@ from typing import Any
 
 from aiagent.agent.skills.manifest import Manifest
 from aiagent.agent.skills.resources import FileList, read_skill_file, skill_files
+from aiagent.contracts.prompt import PromptFragment
 
 CHARS_PER_TOKEN = 4
 DEFAULT_INDEX_BUDGET = 6000  # characters (~1,500 tokens)
@@ -121,7 +122,6 @@ class SkillPrompt:
                   injected: Iterable[tuple[str, str]], inactive: Iterable[Manifest]) -> list[Any]:
         """``active``: (name, manifest, its instructions go in the prompt); ``injected``:
         (skill, text) from hooks; ``inactive``: the usable skills not active."""
-        from aiagent.contracts.prompt import PromptFragment
 
         out: list[PromptFragment] = []
         for name, m, in_prompt in active:

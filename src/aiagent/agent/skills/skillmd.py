@@ -20,8 +20,10 @@ from aiagent.agent.skills.manifest import (
     ManifestError,
     PromptConfig,
     parse_manifest,
+    read_yaml,
     safe_yaml,
 )
+from aiagent.agent.skills.versions import VersionError, parse_version
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_NAME = 64
@@ -153,7 +155,6 @@ def _when_to_use(data: dict[str, Any]) -> str:
 
 
 def _is_semver(text: str) -> bool:
-    from aiagent.agent.skills.versions import VersionError, parse_version
 
     try:
         parse_version(text)
@@ -169,7 +170,6 @@ def _body_budget(body: str) -> int:
 def merge_yaml_and_md(yaml_path: Path, md_path: Path, warnings: list[str]) -> Manifest:
     """A folder with both files: ``SKILL.yaml`` rules; the ``SKILL.md`` body is its prompt
     unless the manifest names its own."""
-    from aiagent.agent.skills.manifest import read_yaml
 
     data = read_yaml(yaml_path)
     if not isinstance(data, dict):

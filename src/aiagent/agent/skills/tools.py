@@ -7,7 +7,9 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from aiagent.agent.skills.approvals import event_approver
 from aiagent.agent.skills.backends.base import BackendError
+from aiagent.agent.skills.context import SkillError
 from aiagent.agent.skills.permissions import PermissionDenied
 from aiagent.contracts.tools import UNDECLARED, ToolContext, ToolEffect, ToolResult
 
@@ -51,7 +53,6 @@ def to_tool_result(value: Any) -> ToolResult:
 
 
 async def guarded(work: Any) -> ToolResult:
-    from aiagent.agent.skills.context import SkillError
 
     try:
         return to_tool_result(await work)
@@ -104,7 +105,6 @@ class ActivateSkillTool:
         }
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from aiagent.agent.skills.approvals import event_approver
 
         name = str(args["name"])
         try:

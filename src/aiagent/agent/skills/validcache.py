@@ -19,6 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from aiagent.infra.config import paths
+
 MAX_ENTRIES = 4096
 _FILE = ("skills", "valid-manifests.json")
 
@@ -88,6 +90,5 @@ def _read(path: Path) -> list[str]:
 
 @cache
 def valid_cache() -> ValidCache:
-    from aiagent.infra.config import paths
 
     return ValidCache(paths.cache_dir().joinpath(*_FILE))

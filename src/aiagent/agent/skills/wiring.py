@@ -12,10 +12,12 @@ from typing import Any, Protocol
 
 from aiagent.agent.skills.runtime import SkillRuntime
 from aiagent.agent.skills.tools import ActivateSkillTool, RunWorkflowTool
+from aiagent.agent.skills.triggers import ProjectFacts, scan_project
 from aiagent.agent.tools.base import ToolRegistry
 from aiagent.contracts.hooks import Hooks, HookVerdict, ToolCall
 from aiagent.contracts.messages import Message
 from aiagent.contracts.prompt import PromptFragment
+from aiagent.contracts.providers import CompletionRequest, TextDelta
 from aiagent.contracts.tools import Tool, ToolResult
 
 
@@ -35,7 +37,6 @@ def provider_llm(provider: Any, model: str, max_tokens: int = 4096) -> Callable[
     """``llm_complete`` for skills, on the agent's own provider."""
 
     async def complete(prompt: str, opts: Mapping[str, Any]) -> str:
-        from aiagent.contracts.providers import CompletionRequest, TextDelta
 
         request = CompletionRequest(
             model=str(opts.get("model") or model), system=str(opts.get("system") or ""),
@@ -161,7 +162,6 @@ def _call(call: ToolCall) -> dict[str, Any]:
 
 def _facts(runtime: SkillRuntime) -> Any:
     """Scan the project only when some skill has a file or language trigger."""
-    from aiagent.agent.skills.triggers import ProjectFacts, scan_project
 
     needs = any(e.manifest.triggers.files or e.manifest.triggers.languages for e in runtime.entries.values())
     return scan_project(runtime.services.root) if needs else ProjectFacts(runtime.services.root)

@@ -21,6 +21,8 @@ from typing import Any
 from aiagent.agent.tools.tooldef import BuiltinTool, in_thread, int_arg, schema, string
 from aiagent.agent.tools.workspace import display_path, resolve_path
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
+from aiagent.infra.syntax.languages import classify
+from aiagent.infra.syntax.treesitter import GRAMMARS, available, get_language, parse
 
 KINDS = ("function", "class", "call", "derives")
 MAX_FILE_BYTES = 1_000_000
@@ -51,7 +53,6 @@ def shortcuts() -> dict[str, dict[str, str]]:
 def compiled(language: str, source: str) -> Any:
     import tree_sitter
 
-    from aiagent.infra.syntax.treesitter import get_language
 
     try:
         return tree_sitter.Query(get_language(language), source)
@@ -62,8 +63,6 @@ def compiled(language: str, source: str) -> Any:
 
 def searchable_language(path: Path) -> str:
     """The grammar for ``path`` ('' when none of ours parses it)."""
-    from aiagent.infra.syntax.languages import classify
-    from aiagent.infra.syntax.treesitter import GRAMMARS, available
 
     language = classify(path.name)
     return language if language in GRAMMARS and available(language) else ""
@@ -81,7 +80,6 @@ def source_files(root: Path, language: str | None = None) -> Iterator[tuple[Path
 
 
 def parse_file(path: Path, language: str) -> Any | None:
-    from aiagent.infra.syntax.treesitter import parse
 
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
@@ -158,7 +156,6 @@ class AstSearchTool(BuiltinTool):
             raise ToolError("give either `find` (function, class, call, derives) or `query`")
         if query is not None and not language:
             raise ToolError("a raw `query` needs `language` (its grammar)")
-        from aiagent.infra.syntax.treesitter import GRAMMARS
 
         if language and language not in GRAMMARS:
             raise ToolError(f"unknown language {language!r}; one of: {', '.join(sorted(GRAMMARS))}")

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from aiagent.agent.tools.apple import TOOLS as APPLE_TOOLS
+from aiagent.agent.tools.patch import PatchError, patch_paths
 from aiagent.contracts.providers import ToolSpec
 from aiagent.contracts.tools import Tool, patch_header_lines
 
@@ -134,7 +135,6 @@ def patch_header_paths(text: str) -> list[str]:
 
     A patch that parser refuses is never applied; for it, every header-like line counts,
     leading white space or not, so the approval policy still sees each path it names."""
-    from aiagent.agent.tools.patch import PatchError, patch_paths
 
     try:
         return patch_paths(text)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aiagent.agent.tools import textio
+from aiagent.agent.tools.patching import remove
 from aiagent.agent.tools.tooldef import in_thread
 from aiagent.agent.tools.workspace import display_path, open_parent
 from aiagent.contracts.events import FileDiffEvent
@@ -107,7 +108,6 @@ async def save_all(ctx: ToolContext, writer: FileWriteAccess, plans: list[Planne
                     reads[key] = mark
             raise
         done.append(plan)
-    from aiagent.agent.tools.patching import remove
 
     for path in removals:
         await in_thread(remove, ctx, path)
@@ -116,7 +116,6 @@ async def save_all(ctx: ToolContext, writer: FileWriteAccess, plans: list[Planne
 async def _undo(ctx: ToolContext, writer: FileWriteAccess, done: list[Planned]) -> None:
     """Put back the files of ``done``: old text through the editor (our writer when the
     editor refuses again); a file that did not exist is deleted."""
-    from aiagent.agent.tools.patching import remove
 
     for plan in reversed(done):
         if plan.current is None:

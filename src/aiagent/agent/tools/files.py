@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from aiagent.agent.tools import delegated, textio
+from aiagent.agent.tools import delegated, patching, textio
 from aiagent.agent.tools.base import patch_header_paths
 from aiagent.agent.tools.delegated import Planned
+from aiagent.agent.tools.images import Images, looks_like_image
 from aiagent.agent.tools.tooldef import (
     BuiltinTool,
     boolean,
@@ -85,7 +86,6 @@ def read_slice(path: Path, offset: int, limit: int, text: str | None = None) -> 
 def read_image(path: Path) -> ToolResult | None:
     """A PNG, JPEG, GIF or WebP file as an image for the model (a note when it cannot be
     sent); None for any other file."""
-    from aiagent.agent.tools.images import Images, looks_like_image
 
     try:
         with path.open("rb") as handle:
@@ -600,7 +600,6 @@ class ApplyPatchTool(BuiltinTool):
     effect = ToolEffect.of("write", patch_args=("input",), patch_reader=patch_header_paths)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        from aiagent.agent.tools import patching
 
         writer = file_writer(ctx)
         held = {} if ctx.files is None else await buffers(

@@ -16,13 +16,13 @@ from aiagent.agent.tools.shell.env import NON_INTERACTIVE
 from aiagent.agent.tools.tooldef import BuiltinTool, boolean, int_arg, number, schema, string
 from aiagent.agent.tools.workspace import resolve_path
 from aiagent.contracts.tools import READ, ToolContext, ToolEffect, ToolError
+from aiagent.infra.process.collect import run_collected
+from aiagent.infra.process.git import GitError, prepare_async
 
 GIT_TIMEOUT = 60.0
 
 
 async def git(ctx: ToolContext, *args: str, cwd: Path | None = None) -> str:
-    from aiagent.infra.process.collect import run_collected
-    from aiagent.infra.process.git import GitError, prepare_async
 
     where = cwd or resolve_path(ctx, ".")
     try:

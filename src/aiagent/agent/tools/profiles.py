@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from aiagent.agent.tools.apple import TOOLS as APPLE_TOOLS
+from aiagent.agent.tools.apple.gating import offered
 from aiagent.agent.tools.base import BUILTIN_TOOLS
 from aiagent.contracts.tools import ToolError
 
@@ -83,7 +84,6 @@ GROUPS: dict[str, tuple[str, ...]] = {
 
 def offerable(names: Iterable[str]) -> list[str]:
     """``names`` without the tools this platform cannot run (they are never offered)."""
-    from aiagent.agent.tools.apple.gating import offered
 
     return offered(names)
 

@@ -33,10 +33,13 @@ from pathlib import Path
 from time import monotonic
 from typing import Any
 
-from aiagent.agent.tools.ast import node_text_line
+from aiagent.agent.tools.ast import compiled, node_text_line, searchable_language, shortcuts
 from aiagent.agent.tools.tooldef import BuiltinTool, in_thread, int_arg, schema, tool_settings
 from aiagent.agent.tools.walk import Walk, WalkLimits
+from aiagent.contracts.prompt import PromptFragment
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
+from aiagent.infra.config.paths import cache_dir
+from aiagent.infra.syntax.treesitter import get_language, parse
 
 CACHE_VERSION = 1
 CHARS_PER_TOKEN = 4
@@ -58,7 +61,6 @@ def file_tags(data: bytes, language: str) -> Tags:
     """The definitions and referenced names of one file (one query pass over its tree)."""
     import tree_sitter
 
-    from aiagent.infra.syntax.treesitter import parse
 
     joined = joined_query(language)
     if joined is None:
@@ -86,8 +88,6 @@ def joined_query(language: str) -> tuple[Any, list[str]] | None:
     each of its patterns."""
     import tree_sitter
 
-    from aiagent.agent.tools.ast import compiled, shortcuts
-    from aiagent.infra.syntax.treesitter import get_language
 
     queries = shortcuts().get(language, {})
     kinds: list[str] = []
@@ -165,7 +165,6 @@ def _from_entry(entry: dict[str, Any]) -> Tags:
 
 
 def cache_file(root: Path, env: Mapping[str, str] | None = None) -> Path:
-    from aiagent.infra.config.paths import cache_dir
 
     key = hashlib.sha1(str(root.resolve()).encode(), usedforsecurity=False).hexdigest()[:16]
     return cache_dir(env) / "repomap" / f"{key}.json"
@@ -180,7 +179,6 @@ def collect(root: Path, cache: TagCache) -> dict[str, Tags]:
 def collect_bounded(root: Path, cache: TagCache, limits: WalkLimits) -> tuple[dict[str, Tags], str]:
     """Tags of the parsable files under ``root`` within ``limits`` (the time bound covers
     the walk and the parsing), and why the walk stopped early ("" when it saw everything)."""
-    from aiagent.agent.tools.ast import searchable_language
 
     walk = Walk(root, limits=limits)
     deadline = monotonic() + limits.max_seconds if limits.max_seconds else 0.0
@@ -410,7 +408,6 @@ class RepoMapPrompt:
 
     def refresh(self, text: str) -> bool:
         """Rebuild the fragment for the files ``text`` names; True when it changed."""
-        from aiagent.contracts.prompt import PromptFragment
 
         if self.mode == "off":
             return False

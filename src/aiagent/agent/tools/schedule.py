@@ -12,12 +12,12 @@ from typing import Any
 
 from aiagent.agent.tools.tooldef import BuiltinTool, in_thread, schema, string
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
+from aiagent.infra.store.schedules import ScheduleError, ScheduleStore
 
 
 def _add(cron: str, prompt: str, folder: Path) -> str:
     from datetime import datetime
 
-    from aiagent.infra.store.schedules import ScheduleError, ScheduleStore
 
     store = ScheduleStore.open()
     try:

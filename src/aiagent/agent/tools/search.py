@@ -31,6 +31,7 @@ from aiagent.agent.tools.tooldef import (
 )
 from aiagent.agent.tools.workspace import display_path, resolve_path
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
+from aiagent.infra.process.collect import run_collected
 
 GREP_DEFAULT_LIMIT = 100
 GREP_MAX_LIMIT = 2000
@@ -52,7 +53,6 @@ def _engine(ctx: ToolContext) -> str | None:
 
 async def run_rg(rg: str, args: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
     """Run ripgrep through the one process runner (its own tree, killed on the time limit)."""
-    from aiagent.infra.process.collect import run_collected
 
     done = await run_collected([rg, *args], cwd=cwd, timeout=RG_TIMEOUT)
     if done.timed_out:

@@ -25,10 +25,13 @@ from aiagent.engines.logs.formats import ERROR, RANK, WARNING
 from aiagent.engines.logs.miner import TemplateMiner
 from aiagent.engines.logs.parse import LineParser
 from aiagent.engines.logs.rules import limits, patterns
-from aiagent.engines.logs.timeline import Timeline
+from aiagent.engines.logs.timeline import Series, Timeline
 from aiagent.engines.logs.timeparse import Where, find_time, parse_time, time_at
 
 KEY_TABLE = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
+BLANK_INFO = KeyInfo(None, 0, ev.BLANK, "blank")
+CONTINUATION_INFO = KeyInfo(None, 0, ev.CONTINUATION, "continuation")
+STAMP_KEY = 40  # lines whose keys start alike have their time in the same place
 STATUS = re.compile(rb'" ([45])\d\d ')  # an access log's 4xx/5xx: digits vanish from keys
 KEY_BYTES_LIMIT = 16 * 1024 * 1024
 MAX_CLUSTERS = 20000  # info-level ones hold a message only
@@ -73,9 +76,12 @@ class Analyzer:
         self.start_at: float | None = None
         self.end_at: float | None = None
         self._keys: dict[bytes, KeyInfo] = {}
+        self._infos: dict[tuple[int, int, int, str], KeyInfo] = {}
         self._key_bytes = 0
+        self._new_keys = 0  # in the block (or line) just learnt
         self._hot: set[bytes] = set()
         self._stamps: dict[bytes, Where | None] = {}  # where a shape's time is
+        self._heads: dict[bytes, Where | None] = {}  # the same, by a line's first bytes
         self._stamp_values: dict[str, float | None] = {}  # recent stamps, read
         self._last_at: float | None = None
         self._tail: list[bytes] = []
@@ -103,6 +109,22 @@ class Analyzer:
         held, self._held = self._held, b""
         if held:
             self._feed(held)
+        self._fold()
+
+    def _fold(self) -> None:
+        """Clusters whose events the miner merged since (their template grew a variable):
+        one item each, under the id they merged into."""
+        for cluster_id in [c for c in self.clusters if self.miner.resolve(c) != c]:
+            gone = self.clusters.pop(cluster_id)
+            into = self.miner.resolve(cluster_id)
+            stats = self.clusters.get(into)
+            if self.first_error_cluster == cluster_id:
+                self.first_error_cluster = into
+            if stats is None:
+                gone.cluster_id = into
+                self.clusters[into] = gone
+                continue
+            ev.merge(stats, gone)
 
     def _feed(self, block: bytes) -> None:
         raw = block.split(b"\n")
@@ -114,7 +136,8 @@ class Analyzer:
             keys = [key[:self.max_line] for key in keys]
         self._mark_status(block, keys)
         counts = Counter(keys)
-        self._learn(counts, keys, raw)
+        self._learn(counts, keys, raw, block)
+        unique = 2 * self._new_keys > len(keys)
         self._count(counts)
         self._place_volume(raw, keys)
         start = self._go_on(raw, keys)
@@ -123,6 +146,8 @@ class Analyzer:
                 if i >= start:
                     start = self._event(i, raw, keys, start)
         self._keep_tail(raw, keys, start)
+        if unique:  # most lines of the block were new shapes: no use keeping them
+            self._forget_keys()
         self.lines += len(raw)
         self.bytes += len(block)
         if self.on_progress is not None:
@@ -136,15 +161,16 @@ class Analyzer:
             if line < len(keys):
                 keys[line] += b" <" + m.group(1) + b"xx>"
 
-    def _learn(self, counts: Counter[bytes], keys: list[bytes], raw: list[bytes]) -> None:
+    def _learn(self, counts: Counter[bytes], keys: list[bytes], raw: list[bytes],
+               block: bytes = b"") -> None:
         new = [key for key in counts if key not in self._keys]
+        self._new_keys = len(new)
         if not new:
             return
+        # many new shapes: whether none has a fatal hint, known for all at once
+        self.parser.no_fatal = len(new) > 256 and self.rules.fatal_hint.absent_bytes(block)
         if len(self._keys) + len(new) > self.max_keys or self._key_bytes > KEY_BYTES_LIMIT:
-            self._keys.clear()
-            self._hot.clear()
-            self._stamps.clear()
-            self._key_bytes = 0
+            self._forget_keys()
             new = list(counts)
         if not self.parser.headers.learned:
             self.parser.learn([decode(line, self.max_line) for line in raw[:200]])
@@ -159,27 +185,40 @@ class Analyzer:
             if info.cluster is not None and info.level >= WARNING:
                 self._hot.add(key)
 
+    def _forget_keys(self) -> None:
+        self._keys.clear()
+        self._hot.clear()
+        self._key_bytes = 0
+        self._stamps.clear()
+
     def _classify(self, text: str) -> KeyInfo:
-        if not text.strip():
-            return KeyInfo(None, 0, ev.BLANK, "blank")
+        if not text or text.isspace():
+            return BLANK_INFO
         if self.rules.continuation.match(text):
-            return KeyInfo(None, 0, ev.CONTINUATION, "continuation")
-        parsed = self.parser.split(text)
+            return CONTINUATION_INFO
+        message, name, shape, fmt = self.parser.quick(text)  # the header's fields: not needed
         kind = ev.FRAME_TAIL if self.rules.after_frame.match(text) else ev.LINE
-        cluster = self.miner.add(parsed.message[:2000] or text[:2000], parsed.level)
-        level = RANK[parsed.level]
+        if not message or len(message) > 2000:
+            message, shape = (message or text)[:2000], None
+        cluster = self.miner.add(message, name, shape)
+        level = RANK[name]
         stats = self.clusters.get(cluster)
         if stats is None:
             if len(self.clusters) >= MAX_CLUSTERS:
                 self._prune()
-            stats = self.clusters[cluster] = ClusterStats(cluster, parsed.message[:400])
+            stats = self.clusters[cluster] = ClusterStats(cluster, message[:400])
         if level >= WARNING > stats.level:
             if self._hot_clusters >= MAX_HOT_CLUSTERS:
                 self._prune(hot=True)
             self._hot_clusters += 1
-        stats.level = max(stats.level, level)
-        stats.formats.add(parsed.format)
-        return KeyInfo(cluster, level, kind, parsed.format)
+        if level > stats.level:
+            stats.level = level
+        stats.formats.add(fmt)
+        info = (cluster, level, kind, fmt)  # one KeyInfo for all the keys alike
+        got = self._infos.get(info)
+        if got is None:
+            got = self._infos[info] = KeyInfo(*info)
+        return got
 
     def _prune(self, hot: bool = False) -> None:
         """Too many clusters (a log of unique lines): forget the smaller half of the
@@ -191,9 +230,9 @@ class Analyzer:
         gone = {stats.cluster_id for stats in kept[:len(kept) // 2 + 1]}
         for cluster_id in gone:  # their lines so far stay in the level and format counts
             del self.clusters[cluster_id]
+        self._infos = {k: v for k, v in self._infos.items() if k[0] not in gone}
         for key in [k for k, info in self._keys.items() if info.cluster in gone]:
             del self._keys[key]
-            self._stamps.pop(key, None)
             self._hot.discard(key)
         if hot:
             self._hot_clusters -= len(gone)
@@ -371,10 +410,17 @@ class Analyzer:
         """The time on an event's head line. Where the stamp sits is learnt once per
         shape (key): the lines of a shape have their digits in the same places."""
         head = decode(line, 200)
-        where = self._stamps.get(key, False)
-        if where is False:
-            at, self._stamps[key] = find_time(head)
-            return at
+        stamps = self._stamps
+        if key not in stamps:  # a new shape: lines that start alike have their time alike
+            start = key[:STAMP_KEY]  # (a log of unique lines has few distinct heads)
+            if start not in self._heads:
+                if len(self._heads) >= 4096:
+                    self._heads.clear()
+                at, found = find_time(head)
+                stamps[key] = self._heads[start] = found
+                return at
+            stamps[key] = self._heads[start]
+        where = stamps[key]
         if where is None:
             return parse_time(head)
         if len(self._stamp_values) > 4096:
@@ -387,6 +433,10 @@ class Analyzer:
             self._saw_time(at)
         where = self.axis(line, at)
         stats.arrivals.add(where)
+        if stats.series is None:
+            origin = self.timeline.origin
+            stats.series = Series(where if origin is None else origin)
+        stats.series.add(where)
         self.timeline.add(where, "errors" if level >= ERROR else "warnings")
 
     def _keep_tail(self, raw: list[bytes], keys: list[bytes], free: int) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from aiagent.engines.logs.timeline import Arrivals
+from aiagent.engines.logs.timeline import Arrivals, Series
 
 BLANK, LINE, FRAME_TAIL, CONTINUATION = range(4)
 """Kinds of line: blank; an ordinary line; an ordinary line that also ends a stack trace
@@ -40,9 +40,28 @@ class ClusterStats:
     count: int = 0  # lines with this shape, events' inner lines excepted
     events: int = 0  # events led by such a line (errors and warnings only)
     arrivals: Arrivals = field(default_factory=Arrivals)
+    series: Series | None = None  # events per stretch of the log (errors and warnings)
     first: Exemplar | None = None
     sample: Exemplar | None = None  # a later event, picked uniformly (reservoir sampling)
     formats: set[str] = field(default_factory=set)
+
+
+def merge(into: ClusterStats, other: ClusterStats) -> None:
+    """``other``'s lines and events counted in ``into`` (its exemplars if earlier)."""
+    into.count += other.count
+    into.events += other.events
+    into.level = max(into.level, other.level)
+    into.formats |= other.formats
+    into.arrivals.merge(other.arrivals)
+    if other.series is not None:
+        if into.series is None:
+            into.series = other.series
+        else:
+            into.series.merge(other.series)
+    if other.first is not None and (into.first is None or other.first.line < into.first.line):
+        into.first, into.sample = other.first, into.first if into.sample is None else into.sample
+    elif into.sample is None:
+        into.sample = other.first
 
 
 @dataclass(slots=True)

@@ -108,10 +108,10 @@ def _text(line: str, rules: Patterns) -> Parsed:
 def level_of(field: str | None, message: str, rules: Patterns) -> str:
     """The level a field names, else the first level word in the message; a panic, an
     OOM kill or an uncaught exception makes it at least an error (fatal for the first two)."""
-    level = _named(field, rules) if field else None
+    level = named_level(field, rules) if field else None
     if level is None:
         m = rules.level_word.search(message[:400])
-        level = _named(m.group(1), rules) if m else None
+        level = named_level(m.group(1), rules) if m else None
     if rules.fatal_hint.search(message):
         return "fatal"
     if level is None:
@@ -119,7 +119,7 @@ def level_of(field: str | None, message: str, rules: Patterns) -> str:
     return level
 
 
-def _named(word: str, rules: Patterns) -> str | None:
+def named_level(word: str, rules: Patterns) -> str | None:
     word = word.strip().upper()
     if word in rules.level_names:
         return rules.level_names[word]

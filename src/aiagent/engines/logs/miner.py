@@ -9,6 +9,12 @@ and length it is most similar to (equal words over the message's non-wildcard wo
 if that similarity reaches ``sim_threshold``; the positions where they differ become
 variables. The level is part of the identity: an ERROR line never joins an INFO template.
 
+A message of a shape not seen lately first tries the *fast path*: the templates of its
+level, length and first word are checked at C speed against the shapes of its words at
+the places that are not variables (each such place remembers the few shapes its word was
+seen in); a template that agrees everywhere takes it without masking any word. Only a
+message no template takes that way is masked word by word and compared.
+
 Memory is bounded: the caches are cleared past their limits, and past ``max_clusters``
 the templates seen least are forgotten.
 """
@@ -16,9 +22,12 @@ the templates seen least are forgotten.
 from __future__ import annotations
 
 import bisect
+import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from aiagent.engines.logs.rules import limits, patterns
 
@@ -36,6 +45,11 @@ _DATE_WORDS = frozenset(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Jan",
                          "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
 # (the words of the date_word mask in patterns.toml, which a letters-only word skips)
 DIGITS = bytes.maketrans(b"123456789", b"000000000")
+INDEXED = 16  # templates of a level and length compared one by one; past that, indexed
+CHECK_SHAPES = 16  # shapes a fixed place of a template remembers for the fast path
+Pick = Callable[[list[bytes]], tuple[bytes, ...]]
+Probe = tuple[Pick, tuple[dict[bytes, str], ...], int, float, Pick, tuple[set[bytes], ...],
+              Pick, tuple[set[bytes], ...]]
 
 
 @dataclass(slots=True)
@@ -52,6 +66,11 @@ class Cluster:
     values: dict[int, list[str]] = field(default_factory=dict)  # … the words seen there
     events: dict[tuple[str, ...], int] = field(default_factory=dict)  # those words → event
     count: int = 0
+    checks: dict[int, dict[bytes, str]] = field(default_factory=dict)  # fixed place: shapes
+    probe: Probe | None = None  # the fast path's view of ``checks`` (None: to build)
+    inert: dict[int, set[bytes]] = field(default_factory=dict)  # watched place: shapes
+    wild: dict[int, set[bytes]] = field(default_factory=dict)  # varied place: wildcards' shapes
+    # that teach it nothing more (what a place learns only narrows, so this only grows)
 
 
 class TemplateMiner:
@@ -65,23 +84,31 @@ class TemplateMiner:
         self._inner = rules.inner_number
         self.clusters: dict[int, Cluster] = {}
         self._buckets: dict[tuple[str, int], list[Cluster]] = {}
+        # level, length, place, word → templates that hold the word there (or once did)
+        self._at: dict[tuple[str, int, int, str], list[Cluster]] = {}
         self._exact: dict[tuple[str, bytes], tuple[Cluster, int]] = {}
         self._events: dict[int, tuple[Cluster, tuple[str, ...]]] = {}  # event → its words
         self._alias: dict[int, int] = {}  # an event merged into an earlier one
         self._words: dict[str, tuple[str, str]] = {}  # a masked word: its token and form
         self._shapes: dict[bytes, tuple[str, str]] = {}  # a word's shape: the same
+        # level and length → first word's shape (None: a varied one) → templates
+        self._fast: dict[tuple[str, int], dict[bytes | None, dict[int, Cluster]]] = {}
         self._next = 1
 
     # ---- mining ----------------------------------------------------------------------
 
-    def add(self, message: str, level: str = "") -> int:
+    def add(self, message: str, level: str = "", shape: bytes | None = None) -> int:
         """The id of the event ``message`` belongs to (a new one if no template is close).
-        Ids of events later merged into another resolve to it (:meth:`resolve`)."""
-        shape = message.encode("utf-8", "surrogatepass").translate(DIGITS)
+        Ids of events later merged into another resolve to it (:meth:`resolve`).
+        ``shape``: the message's UTF-8 bytes with its digits all 0, if already made."""
+        if shape is None:
+            shape = message.encode("utf-8", "surrogatepass").translate(DIGITS)
         key = (level, shape)
         got = self._exact.get(key)
-        if got is None:  # a shape not seen lately: mine it
-            got = self._mine(message, shape, level)
+        if got is None:  # a shape not seen lately: a template that fits, else mine it
+            got = self._fits(shape, level) if message.isascii() else None
+            if got is None:
+                got = self._mine(message, shape, level)
             if len(self._exact) >= CACHE_LIMIT:
                 self._exact.clear()
             self._exact[key] = got
@@ -108,7 +135,117 @@ class TemplateMiner:
         event = self._event(cluster, tokens)
         if cluster.watch:
             self._learn(cluster, seen)
+        if len(words) == len(shapes) and message.isascii():
+            self._check(cluster, shapes, tokens)
         return cluster, event
+
+    # ---- the fast path ---------------------------------------------------------------
+
+    def _fits(self, shape: bytes, level: str) -> tuple[Cluster, int] | None:
+        """The template of the level and length whose fixed places all hold a word of a
+        shape seen there before (the most such places wins), and the event; None if none.
+        No word is masked: the shapes are compared at C speed."""
+        shapes = shape.split()
+        n = len(shapes)
+        if not n:
+            return None
+        fast = self._fast.get((level, n))
+        if fast is None:
+            return None
+        best: Cluster | None = None
+        most = 0
+        for group in (fast.get(shapes[0]), fast.get(None)):
+            if group is None:
+                continue
+            for cluster in group.values():
+                probe = cluster.probe or self._probe(cluster)
+                pick, checks, fixed, share, _, _, vary, wild = probe
+                if not all(map(dict.__contains__, checks, pick(shapes))) or (
+                        share < self.sim and not all(map(set.__contains__, wild, vary(shapes)))
+                        and not self._close(cluster, shapes, fixed)):
+                    continue
+                if best is None or fixed > most or (fixed == most and cluster.count > best.count):
+                    best, most = cluster, fixed
+        if best is None:
+            return None
+        return best, self._take(best, shapes)
+
+    def _close(self, cluster: Cluster, shapes: list[bytes], fixed: int) -> bool:
+        """Whether the similarity reaches the threshold: the fixed places are all equal,
+        the message's non-wildcard words at the varied places count against."""
+        cache, wild = self._shapes, cluster.wild
+        other = 0
+        for i, token in enumerate(cluster.tokens):
+            if token == VARIED:
+                s = shapes[i]
+                if (cache.get(s) or self._shaped(s, s.decode()))[0] != WILD:
+                    other += 1
+                elif len(known := wild.setdefault(i, set())) < CHECK_SHAPES:
+                    known.add(s)  # (seen by the next probe built)
+        return fixed >= self.sim * (fixed + other)
+
+    def _take(self, cluster: Cluster, shapes: list[bytes]) -> int:
+        """A message the fast path gave ``cluster``: its event, and what the varied
+        places learn from it."""
+        checks = cluster.checks
+        if cluster.keyed:
+            key = tuple([checks[i][shapes[i]] for i in cluster.keyed])
+            event = cluster.events.get(key)
+            if event is None:
+                event = cluster.events[key] = self._next
+                self._next += 1
+                self._events[event] = (cluster, key)
+        else:
+            event = cluster.events[()]
+        if cluster.watch:
+            _, _, _, _, pick, inert, _, _ = cluster.probe or self._probe(cluster)
+            if not all(map(set.__contains__, inert, pick(shapes))):
+                self._learn_shapes(cluster, shapes)
+        return event
+
+    def _learn_shapes(self, cluster: Cluster, shapes: list[bytes]) -> None:
+        cache, inert = self._shapes, cluster.inert
+        watch = list(cluster.watch)
+        self._learn(cluster, {i: cache.get(shapes[i]) or self._shaped(shapes[i], shapes[i].decode())
+                              for i in watch})  # type: ignore[arg-type]
+        for i in cluster.watch:
+            known = inert.get(i)
+            if known is None:
+                known = inert[i] = set()
+                cluster.probe = None
+            if len(known) < CHECK_SHAPES:
+                known.add(shapes[i])
+
+    def _probe(self, cluster: Cluster) -> Probe:
+        places = sorted(cluster.checks)
+        watch = list(cluster.watch)
+        inert = tuple(cluster.inert.setdefault(i, set()) for i in watch)
+        varied = [i for i, token in enumerate(cluster.tokens) if token == VARIED]
+        wild = tuple(cluster.wild.setdefault(i, set()) for i in varied)
+        probe = (_picker(places), tuple(cluster.checks[i] for i in places), len(places),
+                 len(places) / len(cluster.tokens), _picker(watch), inert, _picker(varied), wild)
+        cluster.probe = probe
+        return probe
+
+    def _check(self, cluster: Cluster, shapes: list[bytes], tokens: tuple[str, ...]) -> None:
+        """The message's shapes at the template's fixed places, for the fast path."""
+        checks = cluster.checks
+        for i, token in enumerate(cluster.tokens):
+            if token == VARIED:
+                if checks.pop(i, None) is not None:
+                    cluster.probe = None
+                continue
+            seen = checks.get(i)
+            if seen is None:
+                seen = checks[i] = {}
+                cluster.probe = None
+            if len(seen) < CHECK_SHAPES:
+                seen[shapes[i]] = tokens[i]
+        if not checks:
+            return
+        anchor = shapes[0] if 0 in checks else None
+        fast = self._fast.setdefault((cluster.level, len(shapes)), {})
+        fast.setdefault(anchor, {})[cluster.id] = cluster
 
     def resolve(self, event: int) -> int:
         """The event ``event`` was merged into (itself if none)."""
@@ -143,7 +280,7 @@ class TemplateMiner:
         message's non-wildcard words (a keyed place matches any of its words)."""
         best, best_sim = None, self.sim
         total = len(tokens) - tokens.count(WILD)
-        for cluster in self._buckets.get((level, len(tokens)), ()):
+        for cluster in self._candidates(level, tokens, total):
             equal = sum(map(str.__eq__, cluster.tokens, tokens))
             if cluster.values:
                 equal += sum(1 for i, words in cluster.values.items()
@@ -152,6 +289,37 @@ class TemplateMiner:
             if sim > best_sim or (sim == best_sim and (best is None or cluster.count > best.count)):
                 best, best_sim = cluster, sim
         return best
+
+    def _candidates(self, level: str, tokens: tuple[str, ...], total: int) -> list[Cluster]:
+        """The templates of the level and length that may reach the threshold, in the
+        order they were made: past a few, only those equal to the message at one of its
+        first ``total - least + 1`` non-wildcard words at least (with fewer equal words
+        than ``least`` none can)."""
+        n = len(tokens)
+        bucket = self._buckets.get((level, n), [])
+        if len(bucket) <= INDEXED or not total:
+            return bucket
+        least = math.ceil(self.sim * total - 1e-9)
+        places = [i for i, token in enumerate(tokens) if token != WILD][:total - least + 1]
+        found: dict[int, Cluster] = {}
+        at = self._at
+        for i in places:
+            for cluster in at.get((level, n, i, tokens[i]), ()):
+                found[cluster.id] = cluster
+        return [found[k] for k in sorted(found)]
+
+    def _index(self, cluster: Cluster, i: int, word: str) -> None:
+        self._at.setdefault((cluster.level, len(cluster.tokens), i, word), []).append(cluster)
+
+    def _reindex(self) -> None:
+        self._at = {}
+        for cluster in self.clusters.values():
+            for i, token in enumerate(cluster.tokens):
+                if token != VARIED:
+                    self._index(cluster, i, token)
+            for i, words in cluster.values.items():
+                for word in words[1:]:
+                    self._index(cluster, i, word)
 
     def _new(self, level: str, tokens: tuple[str, ...], seps: list[str],
              seen: list[tuple[str, str]]) -> Cluster:
@@ -163,6 +331,8 @@ class TemplateMiner:
         for i, token in enumerate(tokens):
             if token == WILD:
                 self._vary(cluster, i, seen[i][1])
+            else:
+                self._index(cluster, i, token)
         self.clusters[cluster.id] = cluster
         self._buckets.setdefault((level, n), []).append(cluster)
         return cluster
@@ -171,6 +341,7 @@ class TemplateMiner:
         cluster.tokens[i] = VARIED
         cluster.forms[i] = cluster.prefix[i] = cluster.suffix[i] = form
         cluster.watch.append(i)
+        cluster.probe = None
 
     def _merge(self, cluster: Cluster, tokens: tuple[str, ...]) -> None:
         """Places where ``tokens`` differs from the template: where both hold a plain word
@@ -186,10 +357,12 @@ class TemplateMiner:
                     continue
                 if _plain(m) and len(known) < self.max_keyed:
                     known.append(m)
+                    self._index(cluster, i, m)
                     continue
                 self._unkey(cluster, i)
             elif self.max_keyed > 1 and _plain(t) and _plain(m):
                 self._key(cluster, i, [t, m])
+                self._index(cluster, i, m)
                 continue
             self._vary(cluster, i, self._first_form(cluster, i))
 
@@ -254,6 +427,7 @@ class TemplateMiner:
                 done.append(i)
         for i in done:
             cluster.watch.remove(i)
+            cluster.probe = None
 
     def _forget(self) -> None:
         """Too many templates (a log of unique lines): forget the less seen half."""
@@ -263,6 +437,11 @@ class TemplateMiner:
             for event in cluster.events.values():
                 del self._events[event]
             self._buckets[(cluster.level, len(cluster.tokens))].remove(cluster)
+        for groups in self._fast.values():
+            for members in groups.values():
+                for gone in [c for c in members if c not in self.clusters]:
+                    del members[gone]
+        self._reindex()
         self._exact.clear()
 
     # ---- templates -------------------------------------------------------------------
@@ -280,6 +459,16 @@ class TemplateMiner:
             if i < len(cluster.seps):
                 out.append(cluster.seps[i])
         return _RUNS.sub(VAR, "".join(out))
+
+
+def _picker(places: list[int]) -> Callable[[list[bytes]], tuple[bytes, ...]]:
+    """The words at ``places`` of a message's words, as a tuple (at C speed)."""
+    if len(places) > 1:
+        return itemgetter(*places)
+    if places:
+        one = places[0]
+        return lambda words: (words[one],)
+    return lambda words: ()
 
 
 def _plain(token: str) -> bool:

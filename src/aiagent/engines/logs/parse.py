@@ -11,16 +11,19 @@ line, and gives the rows on a second reading.
 from __future__ import annotations
 
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import IO
 
-from aiagent.engines.logs.formats import level_of, parse_line
+from aiagent.engines.logs.formats import level_of, named_level, parse_line
 from aiagent.engines.logs.headers import Headers
 from aiagent.engines.logs.miner import DIGITS, TemplateMiner
 from aiagent.engines.logs.rules import patterns
 
 SAMPLE = 200  # first lines the header format is learnt from
+BATCH = 4096  # lines looked at together for what none of them holds
 
 
 @dataclass(slots=True)
@@ -52,6 +55,9 @@ class LineParser:
         self.headers = Headers()
         self.rules = patterns()
         self._has_level = False
+        self._named: dict[str, str | None] = {}  # a level field: the level it names
+        self.no_fatal = False  # set while the lines read have no fatal hint (Hint.absent)
+        self.misses = 0  # lines whose level was not known from a line of their shape
         self._levels: dict[tuple[str | None, bytes], str] = {}  # level_of, by shape
 
     def learn(self, lines: list[str]) -> None:
@@ -59,22 +65,40 @@ class LineParser:
         fmt = self.headers.format
         self._has_level = fmt is not None and "level" in fmt.rx.groupindex
 
-    def quick(self, line: str) -> tuple[str, str]:
-        """The message and level of a line (what mining needs, nothing else)."""
+    def quick(self, line: str) -> tuple[str, str, bytes | None, str]:
+        """The message, level, shape (its digits all 0: :meth:`TemplateMiner.add`) and
+        format name of a line: what mining needs, no other field, no time."""
         fmt = self.headers.format
         m = fmt.rx.match(line) if fmt is not None else None
         if m is None:
             split = self.split(line)
-            return split.message, split.level
-        message = m.group("msg")
-        field = m.group("level") if self._has_level else None
-        key = (field, message.encode("utf-8", "surrogatepass").translate(DIGITS))
+            return split.message, split.level, None, split.format
+        if self._has_level:
+            message, field = m.group("msg", "level")
+        else:
+            message, field = m.group("msg"), None
+        shape = message.encode("utf-8", "surrogatepass").translate(DIGITS)
+        if self.no_fatal and field is not None:  # level_of: the field's level, no hint
+            named = self._named.get(field)
+            if named is not None:
+                return message, named, shape, fmt.name  # type: ignore[union-attr]
+        key = (field, shape)
         level = self._levels.get(key)
         if level is None:
+            self.misses += 1
             if len(self._levels) >= 4096:
                 self._levels.clear()
-            level = self._levels[key] = level_of(field, message, self.rules)
-        return message, level
+            named = self._named.get(field, "") if field else None
+            if named == "" and field:
+                if len(self._named) >= 256:
+                    self._named.clear()
+                named = self._named[field] = named_level(field, self.rules)
+            if named is None:  # (level_of, where the field names no level)
+                level = level_of(field, message, self.rules)
+            else:  # (level_of, the usual case)
+                level = "fatal" if self.rules.fatal_hint.search(message) else named
+            self._levels[key] = level
+        return message, level, shape, fmt.name  # type: ignore[union-attr]
 
     def split(self, line: str) -> Split:
         got = self.headers.split(line)
@@ -123,21 +147,61 @@ class Mined:
         self.parser, self.miner = LineParser(), TemplateMiner()
         self.ids = array("l")
         self.stats: dict[int, TemplateStats] = {}
+        self._last: dict[int, str] = {}  # an event's last line (counts: at the end)
 
     def feed(self, lines: Iterable[str]) -> None:
         pending: list[str] = []
-        for text in lines:
-            if not self.parser.headers.learned:
-                pending.append(text.rstrip("\r\n"))
-                if len(pending) >= SAMPLE:
-                    self._learn(pending)
-                    pending = []
-                continue
-            self._add(text.rstrip("\r\n"))
+        it = iter(lines)
+        while not self.parser.headers.learned:
+            text = next(it, None)
+            if text is None:
+                break
+            pending.append(text.rstrip("\r\n"))
+            if len(pending) >= SAMPLE:
+                self._learn(pending)
+                pending = []
         if pending:
             self._learn(pending)
+        parser, hint = self.parser, self.parser.rules.fatal_hint
+        quick, mine, ids, last = parser.quick, self.miner.add, self.ids, self._last
+        misses = BATCH  # lines whose level was not known from a line of their shape
+        while batch := list(islice(it, BATCH)):  # lines with no fatal hint: known at once
+            parser.no_fatal = (parser.no_fatal or misses > BATCH // 8) \
+                and hint.absent("".join(batch))
+            misses = parser.misses
+            for text in batch:  # (what _add does, inline: this loop is the hot one)
+                text = text.rstrip("\r\n")
+                message, level, shape, _ = quick(text)
+                event = mine(message, level, shape)
+                ids.append(event)
+                if event not in last:
+                    self._first(event, level, text)
+                last[event] = text
+            misses = parser.misses - misses
+        parser.no_fatal = False
+        self._tally()
         self._times()
         self._fold()
+
+    def _first(self, event: int, level: str, text: str) -> None:
+        stats = self.stats[event] = TemplateStats(event, level, first_line=len(self.ids))
+        stats.first_text = text
+
+    def _tally(self) -> None:
+        """Each event's count and last line, from the ids (at C speed but the last few)."""
+        counts = Counter(self.ids)
+        missing = set(self.stats)
+        for stats in self.stats.values():
+            stats.count = counts[stats.template_id]
+            stats.last_text = self._last[stats.template_id]
+        ids = self.ids
+        for n in range(len(ids) - 1, -1, -1):
+            if ids[n] in missing:
+                self.stats[ids[n]].last_line = n + 1
+                missing.discard(ids[n])
+                if not missing:
+                    break
+        self._last.clear()
 
     def _fold(self) -> None:
         """Events the miner merged since their lines were counted: one entry each."""
@@ -161,17 +225,12 @@ class Mined:
             self._add(text)
 
     def _add(self, text: str) -> None:
-        message, level = self.parser.quick(text)
-        cluster = self.miner.add(message, level)
-        self.ids.append(cluster)
-        n = len(self.ids)
-        stats = self.stats.get(cluster)
-        if stats is None:
-            stats = self.stats[cluster] = TemplateStats(cluster, level, first_line=n)
-            stats.first_text = text
-        stats.count += 1
-        stats.last_line = n
-        stats.last_text = text
+        message, level, shape, _ = self.parser.quick(text)
+        event = self.miner.add(message, level, shape)
+        self.ids.append(event)
+        if event not in self._last:
+            self._first(event, level, text)
+        self._last[event] = text
 
     def _times(self) -> None:
         """The times of each template's first and last lines (read once, at the end)."""

@@ -3,6 +3,7 @@ ranked error clusters, the timeline, the first error, change points and a severi
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from aiagent.engines.logs.analyzer import Analyzer
@@ -10,24 +11,62 @@ from aiagent.engines.logs.events import ClusterStats, Exemplar
 from aiagent.engines.logs.formats import ERROR, LEVELS, RANK, WARNING
 from aiagent.engines.logs.rules import limits
 from aiagent.engines.logs.source import LogSource
-from aiagent.engines.logs.timeline import change_points
+from aiagent.engines.logs.timeline import change_points, lines_before
 from aiagent.engines.logs.timeparse import iso
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 LEVEL_WEIGHT = {RANK["fatal"]: 3.0, RANK["error"]: 1.0, RANK["warning"]: 0.2}
 
 
-def score(stats: ClusterStats) -> float:
-    """Rank of an error cluster: events × (1 + burstiness, if bursty) × level weight
-    (fatal 3, error 1, warning 0.2)."""
+def score(stats: ClusterStats, change: dict[str, Any] | None = None) -> float:
+    """Rank of an error cluster, by what changed: (√events + the surprise of its events
+    after the first part of the log, given their rate per line in that part) × (1 +
+    burstiness, if bursty) × level weight (fatal 3, error 1, warning 0.2). A template new
+    after the start, or one whose share of the lines grew, outranks one that was always
+    there at the same rate, however frequent."""
     burst = max(0.0, stats.arrivals.burstiness())
-    return round(stats.events * (1 + burst) * LEVEL_WEIGHT.get(stats.level, 0.0), 2)
+    surprise = change["surprise"] if change else 0.0
+    return round((math.sqrt(stats.events) + surprise) * (1 + burst)
+                 * LEVEL_WEIGHT.get(stats.level, 0.0), 2)
+
+
+def change(analysis: Analyzer, stats: ClusterStats) -> dict[str, Any]:
+    """A cluster's events in the first part of the log (``baseline_share`` of its span)
+    and after it; the events expected after at the first part's rate per line (as if
+    ``baseline_prior`` events had been seen there); the surprise of the events seen after
+    (a Poisson log-likelihood ratio, 0 when no more than expected) and whether the
+    template is new (first seen after the first part)."""
+    cfg = limits()["report"]
+    start, end = _span(analysis)
+    series = stats.series
+    if series is None or start is None or end is None or end <= start:
+        return {"new": False, "events_before": None, "events_after": stats.events,
+                "expected_after": None, "surprise": 0.0}
+    edge = start + float(cfg["baseline_share"]) * (end - start)
+    before = series.before(edge)
+    after = sum(series.counts) - before
+    lines_b, lines_a = lines_before(analysis.timeline, edge)
+    expected = lines_a * (before + float(cfg["baseline_prior"])) / max(lines_b, 1.0)
+    surprise = after * math.log(after / expected) - (after - expected) \
+        if after > expected > 0 else 0.0
+    first = stats.arrivals.first
+    return {"new": first is not None and first >= edge, "events_before": round(before, 1),
+            "events_after": round(after, 1), "expected_after": round(expected, 1),
+            "surprise": round(surprise, 2)}
+
+
+def _span(analysis: Analyzer) -> tuple[float | None, float | None]:
+    if analysis.timed:
+        return analysis.start_at, analysis.end_at
+    return 1.0, float(analysis.lines)
 
 
 def build(analysis: Analyzer, source: LogSource) -> dict[str, Any]:
     cfg = limits()["report"]
-    hot = sorted((c for c in analysis.clusters.values() if c.level >= WARNING and c.events),
-                 key=lambda c: (-score(c), c.cluster_id))
+    changes = {c.cluster_id: change(analysis, c) for c in analysis.clusters.values()
+               if c.level >= WARNING and c.events}
+    hot = sorted((c for c in analysis.clusters.values() if c.cluster_id in changes),
+                 key=lambda c: (-score(c, changes[c.cluster_id]), c.cluster_id))
     other = sorted((c for c in analysis.clusters.values() if c.level < WARNING and c.count > 0),
                    key=lambda c: (-c.count, c.cluster_id))
     points = _change_points(analysis, int(cfg["max_change_points"]))
@@ -37,7 +76,8 @@ def build(analysis: Analyzer, source: LogSource) -> dict[str, Any]:
                        "start": iso(analysis.start_at), "end": iso(analysis.end_at)},
         "levels": {LEVELS[rank]: n for rank, n in sorted(analysis.levels.items(), reverse=True)
                    if n > 0},
-        "clusters": [_cluster(analysis, c) for c in hot[:int(cfg["top_clusters"])]],
+        "clusters": [_cluster(analysis, c, changes[c.cluster_id])
+                     for c in hot[:int(cfg["top_clusters"])]],
         "other_clusters": [_brief(analysis, c) for c in other[:int(cfg["top_other"])]],
         "rare_clusters": _rare(analysis, int(cfg["top_rare"])),
         "first_error": _first_error(analysis),
@@ -82,13 +122,14 @@ def _where(analysis: Analyzer, value: float | None) -> Any:
     return iso(value) if analysis.timed else int(value)
 
 
-def _cluster(analysis: Analyzer, stats: ClusterStats) -> dict[str, Any]:
+def _cluster(analysis: Analyzer, stats: ClusterStats, changed: dict[str, Any]) -> dict[str, Any]:
     exemplars = [stats.first, stats.sample]
     return {
         **_brief(analysis, stats), "events": stats.events,
         "first_seen": _where(analysis, stats.arrivals.first),
         "last_seen": _where(analysis, stats.arrivals.last),
-        "burstiness": stats.arrivals.burstiness(), "score": score(stats),
+        "burstiness": stats.arrivals.burstiness(), "change": changed,
+        "score": score(stats, changed),
         "exemplars": [exemplar(e) for e in exemplars if e is not None],
     }
 

@@ -21,6 +21,53 @@ def limits() -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
+class Hint:
+    """Patterns of which any may be found in a line: those written with a leading ``^``
+    are matched at its start only, the others searched for (two regular expressions, so
+    that the search is not tried at every place for the anchored ones)."""
+
+    start: re.Pattern[str] | None
+    anywhere: re.Pattern[str] | None
+    literals: tuple[str, ...] | None  # text each pattern starts with (None: one does not)
+
+    @classmethod
+    def of(cls, alternatives: list[str]) -> Hint:
+        start = [rx[1:] for rx in alternatives if rx.startswith("^")]
+        anywhere = [rx for rx in alternatives if not rx.startswith("^")]
+        heads = [_head(rx.removeprefix("^")) for rx in alternatives]
+        return cls(re.compile("|".join(f"(?:{rx})" for rx in start)) if start else None,
+                   re.compile("|".join(f"(?:{rx})" for rx in anywhere)) if anywhere else None,
+                   tuple(heads) if all(heads) else None)
+
+    def search(self, text: str) -> bool:
+        return bool((self.start is not None and self.start.match(text))
+                    or (self.anywhere is not None and self.anywhere.search(text)))
+
+    def absent(self, text: str) -> bool:
+        """Whether no line of ``text`` (many lines at once) can hold the hint: none of
+        the patterns' leading words is in it (``str.find`` speed, no regular expression)."""
+        return self.literals is not None and not any(word in text for word in self.literals)
+
+    def absent_bytes(self, data: bytes) -> bool:
+        """:meth:`absent` for UTF-8 bytes."""
+        return self.literals is not None and \
+            not any(word.encode() in data for word in self.literals)
+
+
+_LITERAL = re.compile(r"[A-Za-z0-9 :_-]*")
+
+
+def _head(rx: str) -> str:
+    """The plain text every match of ``rx`` starts with ("" when unsure)."""
+    if "|" in rx:
+        return ""
+    head = _LITERAL.match(rx).group()  # type: ignore[union-attr]
+    if rx[len(head):len(head) + 1] in ("?", "*", "{"):  # the last one is optional
+        head = head[:-1]
+    return head
+
+
+@dataclass(frozen=True, slots=True)
 class Patterns:
     formats: dict[str, re.Pattern[str]]
     json_fields: dict[str, list[str]]
@@ -28,8 +75,8 @@ class Patterns:
     logfmt_fields: dict[str, list[str]]
     level_word: re.Pattern[str]
     level_names: dict[str, str]  # "ERR" -> "error"
-    error_hint: re.Pattern[str]
-    fatal_hint: re.Pattern[str]
+    error_hint: Hint
+    fatal_hint: Hint
     continuation: re.Pattern[str]
     after_frame: re.Pattern[str]
     event_max_lines: int
@@ -53,8 +100,8 @@ def patterns() -> Patterns:
         logfmt_fields={k: raw["logfmt"][k] for k in fields},
         level_word=re.compile(levels["word"]),
         level_names=names,
-        error_hint=re.compile(levels["error_hint"]),
-        fatal_hint=re.compile(levels["fatal_hint"]),
+        error_hint=Hint.of(levels["error_hint"]),
+        fatal_hint=Hint.of(levels["fatal_hint"]),
         continuation=re.compile(raw["events"]["continuation"]),
         after_frame=re.compile(raw["events"]["after_frame"]),
         event_max_lines=int(raw["events"]["max_lines"]),

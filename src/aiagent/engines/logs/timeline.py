@@ -87,6 +87,15 @@ class Arrivals:
         self.count += 1
         self.last = at if self.last is None else max(self.last, at)
 
+    def merge(self, other: Arrivals) -> None:
+        """Another series' arrivals counted in (first, last and count; the gaps' spread
+        stays this series', as the two cannot be interleaved after the fact)."""
+        if other.first is None or other.last is None:
+            return
+        self.first = other.first if self.first is None else min(self.first, other.first)
+        self.last = other.last if self.last is None else max(self.last, other.last)
+        self.count += other.count
+
     def burstiness(self) -> float:
         gaps = self.count - 1
         if gaps < 2:
@@ -94,6 +103,54 @@ class Arrivals:
         sd = math.sqrt(self._m2 / gaps)
         total = sd + self._mean
         return round((sd - self._mean) / total, 3) if total > 0 else 1.0
+
+
+@dataclass(slots=True)
+class Series:
+    """One cluster's events per bucket from the log's origin, in at most ``size`` buckets
+    (the width doubles): how many came before a given place on the axis."""
+
+    origin: float
+    size: int = 32
+    width: float = 1.0
+    counts: list[int] = field(default_factory=list)
+
+    def add(self, at: float, n: int = 1) -> None:
+        index = max(0, int((at - self.origin) // self.width))
+        while index >= self.size:
+            self.width *= 2
+            self.counts = [sum(self.counts[i:i + 2]) for i in range(0, len(self.counts), 2)]
+            index = max(0, int((at - self.origin) // self.width))
+        if index >= len(self.counts):
+            self.counts.extend([0] * (index + 1 - len(self.counts)))
+        self.counts[index] += n
+
+    def merge(self, other: Series) -> None:
+        for i, n in enumerate(other.counts):
+            if n:
+                self.add(other.origin + (i + 0.5) * other.width, n)
+
+    def before(self, edge: float) -> float:
+        """Events before ``edge`` (those of the bucket it cuts, in proportion)."""
+        return _before([(self.origin + i * self.width, float(n)) for i, n in enumerate(self.counts)],
+                       self.width, edge)
+
+
+def _before(buckets: list[tuple[float, float]], width: float, edge: float) -> float:
+    total = 0.0
+    for start, n in buckets:
+        if start + width <= edge:
+            total += n
+        elif start < edge:
+            total += n * (edge - start) / width
+    return total
+
+
+def lines_before(timeline: Timeline, edge: float) -> tuple[float, float]:
+    """The lines of ``timeline`` before ``edge`` and from it on."""
+    buckets = [(at, counts["lines"]) for at, counts in timeline.buckets()]
+    before = _before(buckets, timeline.width, edge)
+    return before, sum(n for _, n in buckets) - before
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.engines.review.hunks import FileChange, Hunk
+from aiagent.infra.syntax import treesitter
+from aiagent.infra.syntax.languages import classify
 
 MAX_FUNCTION_LINES = 120
 FUNCTION_WORDS = ("function", "method", "constructor", "lambda", "class")
@@ -74,8 +76,6 @@ def _read(path: Path) -> bytes:
 
 
 def _tree(path: str, source: bytes) -> Any:
-    from aiagent.infra.syntax import treesitter
-    from aiagent.infra.syntax.languages import classify
 
     language = classify(path)
     if not source or language not in treesitter.GRAMMARS or not treesitter.available(language):

@@ -11,6 +11,9 @@ from aiagent import __version__
 from aiagent.engines.review.findings import SEVERITIES, ReviewFinding
 from aiagent.engines.review.pipeline import ReviewReport
 from aiagent.engines.review.text import fence, markdown_safe, plain
+from aiagent.engines.security.finding import Severity
+from aiagent.engines.security.report import sarif
+from aiagent.engines.security.report.common import TOOL_NAME, TOOL_URI, TOOL_VERSION
 
 JSON_SCHEMA_VERSION = 1
 
@@ -79,9 +82,6 @@ def render_markdown(report: ReviewReport, gate: str = "") -> str:
 
 
 def to_sarif(report: ReviewReport, uri_prefix: str = "") -> dict[str, Any]:
-    from aiagent.engines.security.finding import Severity
-    from aiagent.engines.security.report import sarif
-    from aiagent.engines.security.report.common import TOOL_NAME, TOOL_URI, TOOL_VERSION
 
     rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}

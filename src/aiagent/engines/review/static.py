@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING
 from aiagent.engines.review.findings import ReviewFinding
 from aiagent.engines.review.gitdiff import ReviewInputError, Selection, git
 from aiagent.engines.review.hunks import FileChange
+from aiagent.engines.security.defaults import SecurityDefaults, policy_path
+from aiagent.engines.security.finding import Finding
+from aiagent.engines.security.paths import cache_dir, default_osv_db
 
 if TYPE_CHECKING:
     from aiagent.engines.security.defaults import SecurityDefaults
@@ -33,9 +36,7 @@ def run_static(sel: Selection, files: list[FileChange], folder: Path,
     """The static findings on the diff (``folder``: the new side, see :func:`new_side`),
     and warnings from the engine; ``defaults``: the caller's ``[security]`` settings."""
     from aiagent.engines.security.config import load_config
-    from aiagent.engines.security.defaults import SecurityDefaults, policy_path
     from aiagent.engines.security.engine import AuditOptions, run_audit
-    from aiagent.engines.security.paths import cache_dir, default_osv_db
 
     scanned = {f.path: f for f in files if f.status != "deleted" and f.note != "binary file"
                and f.note != "submodule"}
@@ -63,7 +64,6 @@ def _on_diff(finding: object, files: dict[str, FileChange]) -> bool:
 
 
 def _convert(f: object) -> ReviewFinding:
-    from aiagent.engines.security.finding import Finding
 
     assert isinstance(f, Finding)
     loc = f.location

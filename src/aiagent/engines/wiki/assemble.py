@@ -7,13 +7,19 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiagent.engines.wiki.cluster import Module
 from aiagent.engines.wiki.diagrams import Graph, fenced
+from aiagent.engines.wiki.drilldown import clustered, clusters_table, drilldown_pages, graph_of
+from aiagent.engines.wiki.extract import first_paragraph
 from aiagent.engines.wiki.model import CodeModel
 from aiagent.engines.wiki.pages import Links, Page, cell, code, page_link, table
 from aiagent.engines.wiki.steering import Steering
+from aiagent.engines.wiki.steeringpages import missing_pages
+
+if TYPE_CHECKING:
+    from aiagent.engines.wiki.drilldown import Clustered
 
 
 @dataclass(slots=True)
@@ -38,8 +44,9 @@ def assemble(ctx: Context) -> list[Page]:
     from aiagent.engines.wiki.chapters import code_structure, glossary, security, testing
 
     pages = [overview(ctx), architecture(ctx), dependencies(ctx), modules_index(ctx)]
+    pages += drilldown_pages([architecture_clusters(ctx), dependency_clusters(ctx)], ctx.modules,
+                             ctx.diagram_format)
     pages += [module_page(ctx, m) for m in ctx.modules]
-    from aiagent.engines.wiki.steeringpages import missing_pages
     from aiagent.engines.wiki.suggestionpages import suggestion_pages
 
     pages += code_structure(ctx) + testing(ctx) + security(ctx) + suggestion_pages(ctx) + [glossary(ctx)]
@@ -99,19 +106,24 @@ def _marked(text: str) -> str:
     return "".join(code(part) if i % 2 else plain(part) for i, part in enumerate(text.split("`")))
 
 
+def architecture_clusters(ctx: Context) -> Clustered:
+    """The modules (tests left out), clustered by folder when too many for one diagram."""
+
+    return clustered([m for m in ctx.modules if not m.is_test])
+
+
+def dependency_clusters(ctx: Context) -> Clustered:
+
+    return clustered(ctx.modules)
+
+
 def architecture_graph(ctx: Context) -> Graph:
-    graph = Graph("architecture")
-    for m in ctx.modules:
-        if not m.is_test:
-            top = m.name.split("/", 1)[0] if "/" in m.name else ""
-            graph.add_node(m.id, m.title, top)
-    for m in ctx.modules:
-        for dst, n in m.deps_out.items():
-            graph.add_edge(m.id, dst, n)
-    return graph
+
+    return graph_of(architecture_clusters(ctx), "architecture", groups=True)
 
 
 def architecture(ctx: Context) -> Page:
+
     path = "architecture/overview.md"
     rows = [[f"[{cell(m.title)}]({page_link(path, f'modules/{m.id}.md')})", str(len(m.files)),
              str(sum(m.deps_out.values())), str(sum(m.deps_in.values()))]
@@ -119,19 +131,17 @@ def architecture(ctx: Context) -> Page:
     body = ["# Architecture", "", "Modules (test modules left out) and the imports between them; "
             "an arrow points from the importing module to the imported one.", "",
             fenced(architecture_graph(ctx), ctx.diagram_format), "",
+            *_drill(clusters_table(architecture_clusters(ctx), path)),
             table(["module", "files", "imports out", "imports in"], rows), "",
             "## Entry points", "", _entries(ctx, path)]
     return Page(path, "Architecture", "\n".join(body) + "\n")
 
 
 def dependencies(ctx: Context) -> Page:
+
     path = "architecture/dependencies.md"
-    graph = Graph("dependencies")
-    for m in ctx.modules:
-        graph.add_node(m.id, m.title)
-    for m in ctx.modules:
-        for dst, n in m.deps_out.items():
-            graph.add_edge(m.id, dst, n)
+    clusters = dependency_clusters(ctx)
+    graph = graph_of(clusters, "dependencies")
     external: Counter[str] = Counter()
     local = _local_tops(ctx)
     for fm in ctx.model.files.values():
@@ -139,8 +149,12 @@ def dependencies(ctx: Context) -> Page:
         external.update(t for t in tops if t and t not in local)
     rows = [[code(name), str(n)] for name, n in external.most_common(40) if name]
     body = ["# Dependencies", "", "## Between modules", "", fenced(graph, ctx.diagram_format), "",
-            "## External imports (most used)", "", table(["import", "files"], rows)]
+            *_drill(clusters_table(clusters, path)), "## External imports (most used)", "", table(["import", "files"], rows)]
     return Page(path, "Dependencies", "\n".join(body) + "\n")
+
+
+def _drill(text: str) -> list[str]:
+    return [text, ""] if text else []
 
 
 def _local_tops(ctx: Context) -> set[str]:
@@ -180,7 +194,6 @@ def purpose(ctx: Context, m: Module) -> str:
 
 
 def _readme(ctx: Context, m: Module) -> str:
-    from aiagent.engines.wiki.extract import first_paragraph
 
     folder = "" if m.name == "." else m.name + "/"
     for doc in ctx.model.docs:

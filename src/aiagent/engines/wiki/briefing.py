@@ -187,3 +187,39 @@ def page_briefing(ctx: Context, title: str, instructions: str, summaries: dict[s
         budget.add(f"- {m.title} (id {m.id}, {len(m.files)} files): {_one(summaries.get(m.id, '(no summary)'), 600)}")
     _most_called(ctx, budget)
     return budget.text()
+
+
+AUTH_WORDS = ("auth", "login", "logout", "session", "token", "jwt", "oauth", "password", "passwd",
+              "credential", "secret", "permission", "role", "acl", "csrf", "apikey", "api_key", "sign")
+
+
+def auth_briefing(ctx: Context, summaries: dict[str, str]) -> str:
+    """The auth review's briefing: the engine's authentication and authorization findings,
+    the files and public symbols whose names speak of auth, the summaries of their modules."""
+    cfg = config()["briefing"]
+    budget = Budget(int(cfg["max_chars"]))
+    budget.add(f"Project: {ctx.model.root.name}: {len(ctx.model.files)} source files, {len(ctx.modules)} modules.")
+    found = [f for f in ctx.audit.findings if f.category.value in ("authentication", "authorization")]
+    budget.add(f"\nFindings of the offline engine about authentication or authorization ({len(found)}):")
+    for f in found[:40]:
+        budget.add(f"- {f.severity.value} {f.id} {f.cwe or ''}: {_one(f.title)} at "
+                   f"{f.location.file}:{f.location.start_line}")
+    owner = ctx.module_of()
+    touched: dict[str, None] = {}
+    budget.add("\nFiles and public symbols about authentication, sessions, tokens or permissions:")
+    for rel, fm in sorted(ctx.model.files.items()):
+        if fm.is_test:
+            continue
+        names = [s.qualname for s in fm.symbols if s.public and _auth_word(s.name)]
+        if names or _auth_word(rel):
+            touched[owner[rel].id] = None
+            budget.add(f"- {rel}: {', '.join(names[:12]) or '(by its name)'}")
+    budget.add("\nSummaries of the modules these are in:")
+    for mid in list(touched)[: int(cfg["max_dep_summaries"])]:
+        budget.add(f"- {mid}: {_one(summaries.get(mid, '(no summary)'), 600)}")
+    return budget.text()
+
+
+def _auth_word(name: str) -> bool:
+    low = name.lower()
+    return any(w in low for w in AUTH_WORDS)

@@ -6,6 +6,8 @@ from collections import Counter
 
 from aiagent.engines.wiki.assemble import Context
 from aiagent.engines.wiki.pages import Page, cell, code, page_link, table
+from aiagent.engines.wiki.securitypages import security_pages
+from aiagent.engines.wiki.xcodepage import PATH, xcode_pages
 
 MAX_ROWS = 50
 
@@ -29,7 +31,6 @@ def code_structure(ctx: Context) -> list[Page]:
             "", "## Configuration files", "",
             table(["file", "kind"], [[f"[{cell(c.rel)}]({ctx.links.source(path, c.rel)})", c.language]
                                      for c in model.config[:MAX_ROWS]])]
-    from aiagent.engines.wiki.xcodepage import PATH, xcode_pages
 
     xcode = xcode_pages(model.root, ctx.diagram_format, (ctx.links.output,), ctx.steering)
     if xcode:
@@ -80,6 +81,5 @@ def glossary(ctx: Context) -> Page:
 
 
 def security(ctx: Context) -> list[Page]:
-    from aiagent.engines.wiki.securitypages import security_pages
 
     return security_pages(ctx)

@@ -1,8 +1,10 @@
 """Stage 4: diagrams from typed graphs — Mermaid (the default, ADR-005), Graphviz DOT and D2.
 
 Node ids are generated (``n0``, ``n1`` …), never taken from the code; labels are escaped
-for each format, so every diagram parses by construction. A graph bigger than ``max_nodes``
-keeps its best-connected nodes and folds the rest into one "other" node.
+for each format, so every diagram parses by construction. Every diagram stays readable: a
+graph bigger than ``max_nodes`` keeps its best-connected nodes and folds the rest into one
+"other" node, and past ``MAX_EDGES`` only the heaviest edges are drawn (the page says how many
+are left out). Module graphs are clustered by folder before that (:mod:`.drilldown`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-MAX_NODES = 25
+MAX_NODES = 30
+MAX_EDGES = 50
 MAX_LABEL = 40
 
 
@@ -51,6 +54,20 @@ def collapse(graph: Graph, max_nodes: int = MAX_NODES) -> Graph:
     return out
 
 
+def prune(graph: Graph, max_edges: int = MAX_EDGES) -> tuple[Graph, int]:
+    """The graph with its ``max_edges`` heaviest edges, and how many lighter ones were left out."""
+    if len(graph.edges) <= max_edges:
+        return graph, 0
+    kept = sorted(graph.edges.items(), key=lambda e: (-e[1], e[0]))[:max_edges]
+    out = Graph(graph.title, dict(graph.nodes), Counter(dict(kept)), dict(graph.groups))
+    return out, len(graph.edges) - max_edges
+
+
+def bounded(graph: Graph, max_nodes: int = MAX_NODES, max_edges: int = MAX_EDGES) -> tuple[Graph, int]:
+    """At most ``max_nodes`` nodes and ``max_edges`` edges; the number of edges left out."""
+    return prune(collapse(graph, max_nodes), max_edges)
+
+
 def _ids(graph: Graph) -> dict[str, str]:
     return {key: f"n{i}" for i, key in enumerate(graph.nodes)}
 
@@ -73,7 +90,7 @@ def mermaid_label(label: str) -> str:
 
 
 def to_mermaid(graph: Graph, max_nodes: int = MAX_NODES, direction: str = "LR") -> str:
-    graph = collapse(graph, max_nodes)
+    graph = bounded(graph, max_nodes)[0]
     ids = _ids(graph)
     lines = [f"flowchart {direction}"]
     grouped: dict[str, list[str]] = {}
@@ -98,7 +115,7 @@ def dot_label(label: str) -> str:
 
 
 def to_dot(graph: Graph, max_nodes: int = MAX_NODES) -> str:
-    graph = collapse(graph, max_nodes)
+    graph = bounded(graph, max_nodes)[0]
     ids = _ids(graph)
     lines = [f"digraph {dot_label(graph.title)} {{", "  rankdir=LR;", "  node [shape=box];"]
     lines += [f"  {ids[k]} [label={dot_label(v)}];" for k, v in graph.nodes.items()]
@@ -122,7 +139,7 @@ def d2_label(label: str) -> str:
 
 def to_d2(graph: Graph, max_nodes: int = MAX_NODES) -> str:
     """D2 source: generated ids, groups as containers (``g0.n1``), weights as edge labels."""
-    graph = collapse(graph, max_nodes)
+    graph = bounded(graph, max_nodes)[0]
     ids = _ids(graph)
     groups = {g: f"g{i}" for i, g in enumerate(sorted(set(graph.groups.values())))}
     path = {k: f"{groups[graph.groups[k]]}.{ids[k]}" if k in graph.groups else ids[k] for k in graph.nodes}
@@ -138,8 +155,11 @@ def to_d2(graph: Graph, max_nodes: int = MAX_NODES) -> str:
 
 
 def fenced(graph: Graph, fmt: str = "mermaid", max_nodes: int = MAX_NODES) -> str:
+    """The fenced diagram; a line under it says how many lighter edges are not drawn."""
+    dropped = bounded(graph, max_nodes)[1]
+    note = f"\n\n_{dropped} lighter links are not drawn (the tables list them all)._" if dropped else ""
     if fmt == "dot":
-        return f"```dot\n{to_dot(graph, max_nodes)}\n```"
+        return f"```dot\n{to_dot(graph, max_nodes)}\n```" + note
     if fmt == "d2":
-        return f"```d2\n{to_d2(graph, max_nodes)}\n```"
-    return f"```mermaid\n{to_mermaid(graph, max_nodes)}\n```"
+        return f"```d2\n{to_d2(graph, max_nodes)}\n```" + note
+    return f"```mermaid\n{to_mermaid(graph, max_nodes)}\n```" + note

@@ -7,8 +7,11 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from aiagent.agent.tools.ast import compiled, shortcuts
+from aiagent.engines.wiki.errors import WikiError
 from aiagent.engines.wiki.model import FileModel, Symbol
 from aiagent.engines.wiki.scan import ScannedFile
+from aiagent.infra.syntax.treesitter import get_language, parse
 
 CLASS_KINDS = ("class",)
 DOC_MAX = 300
@@ -21,8 +24,6 @@ def import_queries() -> dict[str, str]:
 
 
 def extract(item: ScannedFile) -> FileModel:
-    from aiagent.engines.wiki.errors import WikiError
-    from aiagent.infra.syntax.treesitter import parse
 
     try:
         data = item.path.read_bytes()
@@ -41,7 +42,6 @@ def extract(item: ScannedFile) -> FileModel:
 
 
 def _captures(language: str, kind: str, root: Any) -> list[tuple[int, str]]:
-    from aiagent.agent.tools.ast import compiled, shortcuts
 
     source = shortcuts().get(language, {}).get(kind)
     if not source:
@@ -67,7 +67,6 @@ def _text(node: Any) -> str:
 
 def generic_file(root: Any, fm: FileModel) -> None:
     """Functions and classes from the shortcut queries; the innermost class owns a method."""
-    from aiagent.agent.tools.ast import compiled, shortcuts
 
     kinds = shortcuts().get(fm.language, {})
     classes = [_symbol(n, name, "class", fm) for n, name in _matches(compiled(fm.language, kinds["class"]), root)] \
@@ -125,7 +124,6 @@ def first_paragraph(text: str) -> str:
 def _imports(language: str, root: Any) -> list[str]:
     import tree_sitter
 
-    from aiagent.infra.syntax.treesitter import get_language
 
     source = import_queries().get(language)
     if not source:

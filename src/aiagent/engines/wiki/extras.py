@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from aiagent.engines.wiki.pages import Page
+from aiagent.engines.wiki.testpage import test_execution_page
+from aiagent.engines.wiki.testrun import detect, run_tests
 
 if TYPE_CHECKING:
     from aiagent.engines.wiki.assemble import Context
@@ -28,8 +30,6 @@ def extra_pages(req: WikiRequest, ctx: Context, say: Say) -> list[Page]:
 
 
 def _test_report(req: WikiRequest, say: Say) -> Page:
-    from aiagent.engines.wiki.testpage import test_execution_page
-    from aiagent.engines.wiki.testrun import detect, run_tests
 
     assert req.tests is not None
     runner = detect(req.root.resolve())

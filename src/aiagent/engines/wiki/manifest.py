@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from aiagent import __version__
 from aiagent.engines.wiki.cluster import Module
 from aiagent.engines.wiki.model import CodeModel
 
@@ -42,7 +43,6 @@ def module_hashes(model: CodeModel, modules: list[Module]) -> dict[str, dict[str
 def manifest_text(hashes: dict[str, dict[str, str]], fmt: str, prompts: str = PROMPTS_VERSION,
                   extra: dict[str, object] | None = None) -> str:
     """``prompts``: the model passes' prompts version; ``extra``: their stored answers and report."""
-    from aiagent import __version__
 
     data = {"version": VERSION, "generator": __version__, "prompts": prompts, "format": fmt,
             "modules": hashes, **(extra or {})}

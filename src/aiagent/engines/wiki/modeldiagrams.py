@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from aiagent.engines.wiki.diagrams import Graph, to_d2, to_dot, to_mermaid
 
-MAX_NODES = 40
+MAX_NODES = 30  # as diagrams.MAX_NODES: a diagram that reads
+MAX_MESSAGES = 50
 _ID = r"[A-Za-z_][\w-]{0,40}"
 _SHAPES = {"[": "]", "(": ")", "{": "}", "([": "])", "((": "))", "[(": ")]", "[[": "]]", "{{": "}}"}
 _NODE = re.compile(rf"({_ID})(?:(\(\(|\(\[|\[\(|\[\[|\{{\{{|\[|\(|\{{)(\"[^\"\n]*\"|[^\"\[\](){{}}|\n]*)"
@@ -160,6 +161,8 @@ def _sequence(lines: list[str]) -> Sequence:
         raise DiagramError("no message")
     if len(seq.participants) > MAX_NODES:
         raise DiagramError(f"more than {MAX_NODES} participants")
+    if sum(1 for s in seq.steps if s[0] == "message") > MAX_MESSAGES:
+        raise DiagramError(f"more than {MAX_MESSAGES} messages")
     return seq
 
 

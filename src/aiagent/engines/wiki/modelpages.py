@@ -15,8 +15,10 @@ from aiagent.engines.wiki.assemble import Context
 from aiagent.engines.wiki.modeldiagrams import DiagramError, fenced_text, parse
 from aiagent.engines.wiki.pages import Page, cell, code, table
 from aiagent.engines.wiki.passes import Analysis
+from aiagent.engines.wiki.steeringpages import page_paths, written
 from aiagent.engines.wiki.truth import NAME, Names, render
 
+AUTH_PAGE = "security/auth-review.md"
 WRITTEN = "_Written by a model from a briefing of the code; code names checked against the code._"
 
 
@@ -33,10 +35,12 @@ def apply(ctx: Context, analysis: Analysis, names: Names) -> None:
     if analysis.synthesis:
         _synthesis(ctx, names, analysis.synthesis)
     _steering_pages(ctx, names, analysis)
+    answer = analysis.auth.get("answer") if isinstance(analysis.auth, dict) else None
+    if isinstance(answer, dict):
+        ctx.sections.setdefault(AUTH_PAGE, []).append(_auth(ctx, names, answer))
 
 
 def _steering_pages(ctx: Context, names: Names, analysis: Analysis) -> None:
-    from aiagent.engines.wiki.steeringpages import page_paths, written
 
     ctx.page_note = "the model gave no valid answer for it in this run"
     for page, path in page_paths(ctx.steering):
@@ -105,6 +109,20 @@ def _synthesis(ctx: Context, names: Names, value: dict[str, Any]) -> None:
     path = "suggestions/improvements.md"
     tips = _bullets(ctx, names, path, value.get("suggestions")) or ["_None._"]
     ctx.extra_pages.append(Page(path, "Improvements", "\n".join(["# Improvements", "", WRITTEN, "", *tips]) + "\n"))
+
+
+def _auth(ctx: Context, names: Names, value: dict[str, Any]) -> str:
+    path = AUTH_PAGE
+    body = ["## The model's review", "", WRITTEN, "", _prose(ctx, names, path, value.get("summary"))]
+    rows = [[cell(str(c.get("severity", ""))), cell(str(c.get("title", ""))),
+             _prose(ctx, names, path, c.get("detail")).replace("\n\n", " ")]
+            for c in value.get("concerns") or [] if isinstance(c, dict)]
+    if rows:
+        body += ["", "### Concerns", "", table(["severity", "concern", "detail"], rows)]
+    tips = _bullets(ctx, names, path, value.get("recommendations"))
+    if tips:
+        body += ["", "### Recommendations", "", *tips]
+    return "\n".join(body)
 
 
 def _name(ctx: Context, names: Names, page: str, name: str) -> str:

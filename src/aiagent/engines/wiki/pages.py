@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from aiagent.engines.wiki.sourcelinks import copy_target
+
 
 @dataclass(frozen=True, slots=True)
 class Page:
@@ -43,7 +45,6 @@ class Links:
 
     def copies(self) -> dict[str, Path]:
         """Site path -> project file, for every referenced file the site carries."""
-        from aiagent.engines.wiki.sourcelinks import copy_target
 
         return {copy_target(self.fmt, rel): self.root / rel for rel in sorted(self.copied)
                 if (self.root / rel).is_file()}

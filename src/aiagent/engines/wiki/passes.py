@@ -29,6 +29,7 @@ from aiagent.contracts.messages import Usage
 from aiagent.contracts.providers import Provider
 from aiagent.engines.wiki.assemble import Context
 from aiagent.engines.wiki.briefing import (
+    auth_briefing,
     config,
     deep_briefing,
     module_briefing,
@@ -39,6 +40,7 @@ from aiagent.engines.wiki.briefing import (
 from aiagent.engines.wiki.cluster import Module
 from aiagent.engines.wiki.manifest import Plan
 from aiagent.engines.wiki.modeldiagrams import DiagramError, parse
+from aiagent.engines.wiki.steeringpages import page_paths, stored_key
 from aiagent.engines.wiki.truth import NAME, SPAN, Names, drop, unknown
 
 DEPTHS = ("quick", "standard", "deep")
@@ -90,11 +92,12 @@ class Analysis:
     synthesis: dict[str, Any] | None = None
     deep: dict[str, dict[str, Any]] = field(default_factory=dict)
     pages: dict[str, dict[str, Any]] = field(default_factory=dict)  # path -> {"key", "answer"}
+    auth: dict[str, Any] | None = None  # the auth review: {"key": briefing digest, "answer"}
     report: Report = field(default_factory=Report)
 
     def stored(self, depth: str) -> dict[str, Any]:
         return {"prompts": prompts_version(), "depth": depth, "modules": self.modules,
-                "synthesis": self.synthesis, "deep": self.deep, "pages": self.pages}
+                "synthesis": self.synthesis, "deep": self.deep, "pages": self.pages, "auth": self.auth}
 
 
 @cache
@@ -112,7 +115,7 @@ def schema(kind: str) -> dict[str, Any]:
 def prompts_version() -> str:
     digest = hashlib.sha256()
     for name in ("analysis.toml", "module.schema.json", "synthesis.schema.json", "deepdive.schema.json",
-                 "page.schema.json", "prompts/system.md", "prompts/module.md", "prompts/synthesis.md",
+                 "page.schema.json", "auth.schema.json", "prompts/auth.md", "prompts/system.md", "prompts/module.md", "prompts/synthesis.md",
                  "prompts/deepdive.md", "prompts/page.md", "prompts/fix.md"):
         digest.update(name.encode() + b"\0" + _data(name).encode() + b"\0")
     return "model-" + digest.hexdigest()[:16]
@@ -353,7 +356,6 @@ async def _synthesis_and_deep(run: _Run, stored: dict[str, Any], steps: list[str
 async def _steering_pages(run: _Run, stored: dict[str, Any]) -> None:
     """The steering file's pages (at most ``max_pages``), each from its own briefing; a stored
     answer is reused when no module changed and its title and instructions are the same."""
-    from aiagent.engines.wiki.steeringpages import page_paths, stored_key
 
     ctx, analysis = run.ctx, run.analysis
     old = stored.get("pages") if isinstance(stored.get("pages"), dict) else {}
@@ -374,6 +376,23 @@ async def _steering_pages(run: _Run, stored: dict[str, Any]) -> None:
             analysis.pages[path] = {"key": stored_key(page), "answer": answer}
 
 
+async def _auth_review(run: _Run, stored: dict[str, Any]) -> None:
+    """The model's review of authentication and authorization (security/auth-review.md). Its
+    key is the briefing's digest: the same findings, files and summaries reuse the stored
+    answer, with no call."""
+
+    summaries = {k: str(v.get("summary", "")) for k, v in run.analysis.modules.items()}
+    briefing = auth_briefing(run.ctx, summaries)
+    key = hashlib.sha256(briefing.encode()).hexdigest()[:16]
+    kept = stored.get("auth")
+    if isinstance(kept, dict) and kept.get("key") == key and isinstance(kept.get("answer"), dict):
+        run.analysis.auth = kept
+        return
+    answer = await run.ask("auth", briefing, "auth review")
+    if answer is not None:
+        run.analysis.auth = {"key": key, "answer": answer}
+
+
 async def analyse(ctx: Context, analyst: Analyst, todo: Plan, previous: dict[str, object] | None,
                   say: Say) -> Analysis:
     """Run the passes ``analyst.depth`` asks for; the answers, checked, and the report."""
@@ -385,6 +404,8 @@ async def analyse(ctx: Context, analyst: Analyst, todo: Plan, previous: dict[str
         await _synthesis_and_deep(run, stored, steps)
     if ctx.steering.pages:
         await _steering_pages(run, stored)
+    if ctx.audit is not None and "synthesis" in steps:
+        await _auth_review(run, stored)
     report = run.analysis.report
     report.cost_usd = analyst.cost(report.usage) if analyst.cost is not None else None
     return run.analysis

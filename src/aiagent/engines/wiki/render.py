@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from aiagent.engines.wiki import sites
 from aiagent.engines.wiki.errors import WikiError
 from aiagent.engines.wiki.pages import Page
 
@@ -80,7 +81,6 @@ def write_wiki(pages: list[Page], output: Path, fmt: str, title: str,
 def site_files(pages: list[Page], fmt: str, title: str,
                local_mermaid: bool = False) -> tuple[list[Page], dict[str, str]]:
     """The pages as ``fmt`` wants them, and the site's own files (relative to the output)."""
-    from aiagent.engines.wiki import sites
 
     if fmt == "mkdocs":
         init = sites.template("mkdocs/mermaid-init.js")

@@ -15,6 +15,8 @@ from typing import Any
 
 from aiagent.engines.wiki.errors import WikiError
 from aiagent.engines.wiki.steering import Steering
+from aiagent.infra.syntax.languages import classify
+from aiagent.infra.syntax.treesitter import GRAMMARS, available
 
 MAX_FILE_BYTES = 1_000_000
 
@@ -83,8 +85,6 @@ def _regular(path: Path) -> bool:
 
 
 def _classify(path: Path, rel: str, tests: Any, extra: list[tuple[Any, str]]) -> ScannedFile:
-    from aiagent.infra.syntax.languages import classify
-    from aiagent.infra.syntax.treesitter import GRAMMARS, available
 
     try:
         size = path.stat().st_size

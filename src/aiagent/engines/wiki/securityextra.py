@@ -10,6 +10,7 @@ from typing import Any
 
 from aiagent.engines.wiki.assemble import Context
 from aiagent.engines.wiki.pages import Page, cell, code, page_link, table
+from aiagent.engines.wiki.securitypages import where
 
 AUTH = ("authentication", "authorization")
 UNTRUSTED = ("injection", "input-validation", "data-exposure")
@@ -23,7 +24,6 @@ def _sorted(findings: list[Any]) -> list[Any]:
 
 
 def _rows(ctx: Context, path: str, findings: list[Any]) -> str:
-    from aiagent.engines.wiki.securitypages import where
 
     rows = [[f.severity.value, cell(f.title), code(f.cwe) if f.cwe else "",
              where(ctx, path, f.location.file, f.location.start_line)] for f in _sorted(findings)[:MAX_ROWS]]
@@ -36,7 +36,7 @@ def auth_review(ctx: Context) -> Page:
     body = ["# Authentication and authorization review", "",
             f"{len(found)} findings of the offline engine concern authentication or authorization.", "",
             _rows(ctx, path, found)]
-    if not ctx.summaries:
+    if path not in ctx.sections:
         body += ["", f"_The model's review is not part of this wiki: {cell(ctx.page_note)}._"]
     return Page(path, "Auth review", "\n".join(body) + "\n")
 

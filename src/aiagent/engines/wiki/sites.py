@@ -21,7 +21,7 @@ import re
 from importlib import resources
 from urllib.parse import unquote
 
-from aiagent.engines.wiki.pages import Page
+from aiagent.engines.wiki.pages import Page, cell
 
 SECTIONS = [("Architecture", "architecture/"), ("Modules", "modules/"), ("Code structure", "code-structure/"),
             ("Testing", "testing/"), ("Security", "security/"), ("Skill pages", "skill-contributed/"),
@@ -136,7 +136,6 @@ def _hugo_section(name: str, prefix: str, members: list[Page], weight: int) -> P
 
 
 def _link_text(title: str) -> str:
-    from aiagent.engines.wiki.pages import cell
 
     return cell(title)
 

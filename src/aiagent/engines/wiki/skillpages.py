@@ -28,8 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.skills.config import SkillConfigError, disabled_names, name_list
+from aiagent.agent.skills.state import disabled_by_state
 from aiagent.engines.wiki.errors import WikiError
 from aiagent.engines.wiki.pages import Page, cell, code
+from aiagent.infra.config import paths
 
 if TYPE_CHECKING:
     from aiagent.engines.wiki.assemble import Context
@@ -47,6 +50,7 @@ class SkillWiki:
     reason: str  # why it is active
     sections: tuple[Any, ...] = ()
     classifiers: tuple[Any, ...] = ()
+    has_code: bool = False  # an implementation: its on_before_wiki_section hooks run (hooks.py)
 
 
 def active_skill_wikis(settings: Settings, root: Path, requested: tuple[str, ...]) -> list[SkillWiki]:
@@ -66,12 +70,18 @@ def active_skill_wikis(settings: Settings, root: Path, requested: tuple[str, ...
     found = []
     for name, entry in sorted(catalog.entries.items()):
         m = entry.manifest
-        if not m.wiki or catalog.usable(m) is not None:
+        if not _for_wiki(m, requested) or catalog.usable(m) is not None:
             continue
         reason = why_active(m, trigger, startup=True)
         if reason:
-            found.append(SkillWiki(name, m.root, reason, _items(m.wiki, "sections"), _items(m.wiki, "classifiers")))
+            found.append(SkillWiki(name, m.root, reason, _items(m.wiki, "sections"), _items(m.wiki, "classifiers"),
+                                   m.implementation is not None))
     return found
+
+
+def _for_wiki(m: Any, requested: tuple[str, ...]) -> bool:
+    """A ``wiki:`` section, or code meant for the wiki (named, or triggered in wiki mode)."""
+    return bool(m.wiki) or (m.implementation is not None and (m.name in requested or "wiki" in m.triggers.modes))
 
 
 def _items(wiki: dict[str, Any], key: str) -> tuple[Any, ...]:
@@ -81,11 +91,8 @@ def _items(wiki: dict[str, Any], key: str) -> tuple[Any, ...]:
 
 def _discover(settings: Settings, root: Path) -> tuple[Any, set[str]]:
     """What skills exist (held back as usual in an untrusted folder) and which are disabled."""
-    from aiagent.agent.skills.config import SkillConfigError, disabled_names, name_list
     from aiagent.agent.skills.factory import skills_table, trust_gate
     from aiagent.agent.skills.loader import default_sources, discover
-    from aiagent.agent.skills.state import disabled_by_state
-    from aiagent.infra.config import paths
 
     table = skills_table(settings)
     home = Path(settings.env.get("HOME") or Path.home())

@@ -15,6 +15,8 @@ import subprocess
 from pathlib import Path
 from urllib.parse import quote
 
+from aiagent.infra.process import git as hardened
+
 SOURCE_DIR = "source"  # the copies' folder inside the site
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")  # copied as .txt: a copy is never a page
 _SCP = re.compile(r"^(?:[\w.-]+@)?([\w.-]+):(?!//)(.+)$")  # git@github.com:owner/repo.git
@@ -22,7 +24,6 @@ _SCP = re.compile(r"^(?:[\w.-]+@)?([\w.-]+):(?!//)(.+)$")  # git@github.com:owne
 
 def _git(root: Path, *args: str) -> str:
     """One hardened git call (the repository's own config runs nothing); '' on failure."""
-    from aiagent.infra.process import git as hardened
 
     try:
         proc = hardened.run(hardened.prepare(root, args[0], *args[1:]), 20)

@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aiagent.engines.wiki.testrun import Failure
+
 if TYPE_CHECKING:
     from aiagent.engines.wiki.testrun import TestResult
 
@@ -18,7 +20,6 @@ MAX_MESSAGE = 2000
 
 
 def _add_failure(result: TestResult, name: str, message: str) -> None:
-    from aiagent.engines.wiki.testrun import Failure
 
     if len(result.failures) < MAX_FAILURES:
         result.failures.append(Failure(name, message.strip()[-MAX_MESSAGE:]))

@@ -26,6 +26,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.shell.env import command_env
+from aiagent.infra.process.collect import run_collected
+from aiagent.infra.process.runner import new_tag
+from aiagent.infra.sandbox import SandboxUnavailable, sandbox_argv
+from aiagent.infra.sandbox import detect as detect_sandbox
+
 
 @dataclass(frozen=True, slots=True)
 class TestOptions:
@@ -127,9 +133,6 @@ def _execute(root: Path, argv: list[str], work: Path, options: TestOptions,
     """Run; fill in exit code, duration and time-out; return (stdout, stdout + stderr)."""
     import asyncio
 
-    from aiagent.agent.tools.shell.env import command_env
-    from aiagent.infra.process.collect import run_collected
-    from aiagent.infra.process.runner import new_tag
 
     argv = _sandboxed(argv, root, work, options.sandbox, result)
     env = command_env(new_tag(), base=options.env, cwd=root)
@@ -147,8 +150,6 @@ def _execute(root: Path, argv: list[str], work: Path, options: TestOptions,
 
 
 def _sandboxed(argv: list[str], root: Path, work: Path, config: Mapping[str, Any], result: TestResult) -> list[str]:
-    from aiagent.infra.sandbox import SandboxUnavailable, sandbox_argv
-    from aiagent.infra.sandbox import detect as detect_sandbox
 
     try:
         wrapped = sandbox_argv(argv, root, bool(config.get("network", False)),

@@ -9,20 +9,18 @@ from typing import Any
 
 from aiagent.engines.wiki.assemble import Context
 from aiagent.engines.wiki.manifest import PROMPTS_VERSION, Plan
-from aiagent.engines.wiki.passes import Analyst, Say
+from aiagent.engines.wiki.modelpages import apply
+from aiagent.engines.wiki.passes import Analyst, Say, analyse, prompts_version, report_lines
+from aiagent.engines.wiki.truth import Names
 
 
 def prompts_for(analyst: Analyst | None) -> str:
-    from aiagent.engines.wiki.passes import prompts_version
 
     return prompts_version() if analyst is not None else PROMPTS_VERSION
 
 
 def model_stage(ctx: Context, analyst: Analyst, todo: Plan, previous: dict[str, object] | None,
                 say: Say) -> tuple[dict[str, Any], list[str]]:
-    from aiagent.engines.wiki.modelpages import apply
-    from aiagent.engines.wiki.passes import analyse, report_lines
-    from aiagent.engines.wiki.truth import Names
 
     async def run() -> Any:
         try:

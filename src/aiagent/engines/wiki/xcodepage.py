@@ -13,6 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.apple.discovery import (
+    describe_package,
+    describe_project,
+    find_projects,
+)
 from aiagent.engines.wiki.diagrams import Graph, fenced
 from aiagent.engines.wiki.pages import Page, cell, code, table
 from aiagent.engines.wiki.steering import Steering
@@ -27,11 +32,6 @@ def xcode_pages(root: Path, diagram_format: str, skip: tuple[Path, ...] = (),
                 steering: Steering | None = None) -> list[Page]:
     """The page, or nothing when ``root`` holds no Xcode project and no Swift package (the
     steering file's include/exclude patterns apply as they do to the scan)."""
-    from aiagent.agent.tools.apple.discovery import (
-        describe_package,
-        describe_project,
-        find_projects,
-    )
 
     found = find_projects(root)
     wanted = _steered(root, steering or Steering())

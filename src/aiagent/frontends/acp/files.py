@@ -19,13 +19,14 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools import textio
+
 log = logging.getLogger("aiagent.acp")
 READ_TIMEOUT = 30.0
 WRITE_TIMEOUT = 60.0
 
 
 def _looks_binary(path: Path) -> bool:
-    from aiagent.agent.tools import textio
 
     try:
         with path.open("rb") as handle:

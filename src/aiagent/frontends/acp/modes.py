@@ -17,6 +17,8 @@ from typing import Any
 
 from acp import RequestError, schema
 
+from aiagent.agent.permissions.policy import MODES
+
 
 @cache
 def _table() -> dict[str, dict[str, str]]:
@@ -25,7 +27,6 @@ def _table() -> dict[str, dict[str, str]]:
 
 
 def mode_ids() -> tuple[str, ...]:
-    from aiagent.agent.permissions.policy import MODES
 
     return tuple(m for m in _table() if m in MODES)
 

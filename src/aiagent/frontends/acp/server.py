@@ -20,7 +20,10 @@ from typing import TYPE_CHECKING, Any
 from acp import PROTOCOL_VERSION, RequestError, schema
 
 from aiagent import __version__
+from aiagent.agent.core.session import SessionRequest
+from aiagent.app import Application
 from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, ErrorEvent, ToolResultEvent
+from aiagent.contracts.providers import AuthError
 from aiagent.frontends.acp import modes, permissions
 from aiagent.frontends.acp.files import ClientFiles
 from aiagent.frontends.acp.replay import replay
@@ -30,7 +33,9 @@ from aiagent.frontends.acp.terminal import (
     terminal_choice,
     wrap_shell_tools,
 )
-from aiagent.frontends.acp.updates import TurnView, stop_reason, usage_total
+from aiagent.frontends.acp.updates import TurnView, stop_reason, text_chunk, usage_total
+from aiagent.infra.config.flags import flags_layer
+from aiagent.infra.config.settings import ConfigError, Settings
 
 if TYPE_CHECKING:
     from aiagent.app import Application, Started
@@ -90,7 +95,6 @@ class AcpServer:
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
                           **_: Any) -> schema.NewSessionResponse:
-        from aiagent.agent.core.session import SessionRequest
 
         live = self._open(cwd, mcp_servers, SessionRequest())
         return schema.NewSessionResponse(session_id=live.started.session.info.id,
@@ -98,7 +102,6 @@ class AcpServer:
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **_: Any) -> schema.LoadSessionResponse:
-        from aiagent.agent.core.session import SessionRequest
 
         live = self.sessions.get(session_id)
         if live is None:
@@ -121,9 +124,6 @@ class AcpServer:
         return schema.SetSessionModeResponse()
 
     def _open(self, cwd: str, mcp_servers: list[Any] | None, request: Any) -> Live:
-        from aiagent.app import Application
-        from aiagent.contracts.providers import AuthError
-        from aiagent.infra.config.settings import ConfigError
 
         settings = self._settings(cwd, mcp_servers)
         app = Application(settings, interactive=True)
@@ -150,8 +150,6 @@ class AcpServer:
         return live
 
     def _settings(self, cwd: str, mcp_servers: list[Any] | None) -> Any:
-        from aiagent.infra.config.flags import flags_layer
-        from aiagent.infra.config.settings import ConfigError, Settings
 
         folder = Path(cwd)
         if not folder.is_absolute() or not folder.is_dir():
@@ -271,7 +269,6 @@ def terminal_content(terminal_id: str) -> Any:
 
 
 def _note(text: str) -> Any:
-    from aiagent.frontends.acp.updates import text_chunk
 
     return text_chunk(text)
 

@@ -35,8 +35,20 @@ from typing import TYPE_CHECKING, Any
 
 from acp import schema
 
+from aiagent.agent.tools.shell.env import command_env
+from aiagent.agent.tools.shell.runtime import runtime
+from aiagent.agent.tools.shell.tools import (
+    CommandRun,
+    format_freeform,
+    format_json,
+    format_minimal,
+    shell_argv,
+    split_background,
+)
 from aiagent.agent.tools.tooldef import BuiltinTool, int_arg
 from aiagent.contracts.tools import Tool, ToolContext, ToolError, ToolResult
+from aiagent.infra.process.runner import Outcome, new_tag
+from aiagent.infra.sandbox import detect
 
 if TYPE_CHECKING:
     from aiagent.infra.config.settings import Settings
@@ -66,7 +78,6 @@ def would_confine(ctx: ToolContext) -> bool:
     mode (full-auto, ``always``: the builder only turns it on where one works), or the call
     runs without a person approving it and a sandbox works here (see
     :func:`aiagent.agent.tools.shell.tools.sandboxed`)."""
-    from aiagent.infra.sandbox import detect
 
     config = ctx.settings.get("sandbox") or {}
     if config.get("enabled"):
@@ -173,7 +184,6 @@ class EditorShell(BuiltinTool):
         self.runs_in_editor = 0
 
     def in_editor(self, args: dict[str, Any], ctx: ToolContext) -> bool:
-        from aiagent.agent.tools.shell.tools import split_background
 
         if self.choice == "agent" or self.terminals.broken:
             return False
@@ -192,9 +202,6 @@ class EditorShell(BuiltinTool):
         return await super().run(args, ctx)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from aiagent.agent.tools.shell.env import command_env
-        from aiagent.agent.tools.shell.runtime import runtime
-        from aiagent.infra.process.runner import new_tag
 
         settings = runtime(ctx).settings
         argv = self._argv(args, settings)
@@ -207,7 +214,6 @@ class EditorShell(BuiltinTool):
         return await self._finish(ctx, terminal_id, _timeout(args, settings.timeout), started)
 
     def _argv(self, args: dict[str, Any], settings: Any) -> list[str]:
-        from aiagent.agent.tools.shell.tools import shell_argv
 
         command = args.get("command")
         if isinstance(command, list):
@@ -222,7 +228,6 @@ class EditorShell(BuiltinTool):
 
     async def _finish(self, ctx: ToolContext, terminal_id: str, timeout: float | None,
                       started: float) -> ToolResult:
-        from aiagent.infra.process.runner import Outcome
 
         try:
             exit_code, reason = await self._wait(ctx, terminal_id, timeout)
@@ -260,13 +265,6 @@ class EditorShell(BuiltinTool):
         return None, "canceled" if ctx.cancel.is_set() else "timeout"
 
     def _result(self, ctx: ToolContext, outcome: Any, output: str, cut: bool) -> ToolResult:
-        from aiagent.agent.tools.shell.runtime import runtime
-        from aiagent.agent.tools.shell.tools import (
-            CommandRun,
-            format_freeform,
-            format_json,
-            format_minimal,
-        )
 
         rt = runtime(ctx)
         kept, whole = cap(output, rt.settings.memory_bytes)

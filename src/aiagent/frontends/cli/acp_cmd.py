@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from aiagent.frontends.cli.settings_load import top_level_options
+
 
 @click.command("acp")
 @click.option("--provider", default=None, help="Provider to use.")
@@ -12,7 +14,6 @@ def acp(provider: str | None, model: str | None) -> None:
     """Serve an editor (Zed, any ACP host) over the Agent Client Protocol on stdio."""
     from aiagent.frontends.acp.main import run
     from aiagent.frontends.acp.server import AcpOptions
-    from aiagent.frontends.cli.settings_load import top_level_options
 
     top = top_level_options()  # `aiagent --trust --provider openai acp` counts too
     raise SystemExit(run(AcpOptions(provider=provider or top.get("provider"),

@@ -7,6 +7,12 @@ from pathlib import Path
 
 import click
 
+from aiagent.app import Application
+from aiagent.contracts.providers import AuthError
+from aiagent.frontends.cli.settings_load import load_settings
+from aiagent.infra.config import credentials, paths
+from aiagent.infra.config.settings import Settings, mask_secret
+
 
 @click.group()
 def config() -> None:
@@ -20,7 +26,6 @@ def show(cwd: str | None) -> None:
     provider and model a run here would use, and why."""
     import tomli_w
 
-    from aiagent.frontends.cli.settings_load import load_settings
 
     settings = load_settings(cwd)
     click.echo("# layers, later wins: " + " → ".join(layer.source for layer in settings.layers))
@@ -34,9 +39,6 @@ def show(cwd: str | None) -> None:
 
 def run_summary(settings: object) -> list[str]:
     """What a run in this folder would use: provider, model and key, each with its reason."""
-    from aiagent.app import Application
-    from aiagent.contracts.providers import AuthError
-    from aiagent.infra.config.settings import Settings, mask_secret
 
     assert isinstance(settings, Settings)
     try:
@@ -56,7 +58,6 @@ def run_summary(settings: object) -> list[str]:
 @click.option("--cwd", type=click.Path(file_okay=False))
 def path(cwd: str | None) -> None:
     """Print the user and project config file paths (and whether they exist)."""
-    from aiagent.infra.config import paths
 
     user = paths.user_config_file()
     project = paths.project_config_file(Path(cwd or os.getcwd()))
@@ -72,7 +73,6 @@ def set_key(provider: str) -> None:
     else asked for without echo."""
     import sys
 
-    from aiagent.infra.config import credentials
 
     if sys.stdin.isatty():
         key = click.prompt(f"{provider} API key", hide_input=True).strip()

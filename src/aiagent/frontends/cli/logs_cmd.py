@@ -18,7 +18,17 @@ from typing import Any
 
 import click
 
+from aiagent.app import Application
+from aiagent.contracts.providers import AuthError, ProviderError
+from aiagent.engines.logs.incident import IncidentError, explain
+from aiagent.engines.logs.parse import Mined, decoded
+from aiagent.engines.logs.render import MODEL_WOULD_ADD, document, markdown
+from aiagent.engines.logs.source import LogInputError, open_log
+from aiagent.engines.logs.static import analyse
+from aiagent.engines.logs.timeparse import iso
 from aiagent.frontends.cli.errors import EXIT_GATE, EXIT_LIMIT, EXIT_OK, EXIT_PROVIDER, EXIT_USAGE
+from aiagent.infra.config.flags import flags_layer
+from aiagent.infra.config.settings import ConfigError, Settings
 
 OUTPUTS = ("text", "json", "markdown")
 SEVERITIES = ("info", "low", "medium", "high", "critical")
@@ -37,21 +47,17 @@ def run_log_analysis(options: dict[str, Any]) -> int:
         return fail(f"--output {output}: log analysis writes json or markdown (text is markdown)")
     if fail_on is not None and fail_on not in SEVERITIES:
         return fail(f"--fail-on {fail_on}: log analysis gates on one of {', '.join(SEVERITIES)}")
-    from aiagent.infra.config.flags import flags_layer
-    from aiagent.infra.config.settings import ConfigError, Settings
 
     try:
         settings = Settings.load(cwd, flags_layer(options))
     except ConfigError as exc:
         return fail(str(exc), exc.exit_code)
-    from aiagent.engines.logs.source import LogInputError
 
     try:
         static = _static(options, cwd)
     except LogInputError as exc:
         return fail(str(exc))
     doc, code = _with_model(settings, static, options.get("prompt"))
-    from aiagent.engines.logs.render import markdown
 
     text = json.dumps(doc, indent=2) + "\n" if output == "json" else markdown(doc)
     sys.stdout.write(text)
@@ -66,8 +72,6 @@ def run_log_analysis(options: dict[str, Any]) -> int:
 
 
 def _static(options: dict[str, Any], cwd: Path) -> dict[str, Any]:
-    from aiagent.engines.logs.source import LogInputError, open_log
-    from aiagent.engines.logs.static import analyse
 
     path = None
     if options.get("prompt_file"):
@@ -88,10 +92,6 @@ def _static(options: dict[str, Any], cwd: Path) -> dict[str, Any]:
 def _with_model(settings: Any, static: dict[str, Any],
                 question: str | None) -> tuple[dict[str, Any], int]:
     """The document with the model's report when a provider is there, and an exit code."""
-    from aiagent.app import Application
-    from aiagent.contracts.providers import AuthError, ProviderError
-    from aiagent.engines.logs.incident import IncidentError
-    from aiagent.engines.logs.render import MODEL_WOULD_ADD, document
 
     app = Application(settings, interactive=False)
     try:
@@ -118,7 +118,6 @@ def _with_model(settings: Any, static: dict[str, Any],
 
 
 async def _explain(app: Any, static: dict[str, Any], question: str | None) -> Any:
-    from aiagent.engines.logs.incident import explain
 
     settings = app.settings
     llm = app.one_shot(max_tokens=4096)
@@ -186,7 +185,6 @@ def logs() -> None:
 def parse_cmd(file: Path, fmt: str) -> None:
     """Write a row per line of FILE (gzip too): line, template_id, template, level,
     timestamp and the header's fields."""
-    from aiagent.engines.logs.parse import decoded
 
     mined = _mine(file)
     columns = mined.parser.headers.format.columns if mined.parser.headers.format else ()
@@ -204,7 +202,6 @@ def parse_cmd(file: Path, fmt: str) -> None:
 def templates_cmd(file: Path, fmt: str) -> None:
     """The templates of FILE, most frequent first: count, level, first and last seen
     (times from the header when it has them, else line numbers)."""
-    from aiagent.engines.logs.timeparse import iso
 
     mined = _mine(file)
     table = []
@@ -223,7 +220,6 @@ def templates_cmd(file: Path, fmt: str) -> None:
 
 
 def _open(file: Path) -> Any:
-    from aiagent.engines.logs.source import LogInputError, open_log
 
     try:
         return open_log(file, sys.stdin.buffer)
@@ -233,7 +229,6 @@ def _open(file: Path) -> Any:
 
 
 def _mine(file: Path) -> Any:
-    from aiagent.engines.logs.parse import Mined, decoded
 
     source, mined = _open(file), Mined()
     try:
@@ -247,7 +242,6 @@ def _mine(file: Path) -> Any:
 
 
 def _write_rows(rows: Any, fmt: str, columns: tuple[str, ...]) -> None:
-    from aiagent.engines.logs.timeparse import iso
 
     def records() -> Any:
         for row in rows:

@@ -17,16 +17,25 @@ from typing import Any
 
 import click
 
+from aiagent.agent.tools.mcp.config import (
+    McpConfigError,
+    discover,
+    parse_entry,
+    project_file,
+    read_json_servers,
+)
+from aiagent.agent.tools.mcp.connection import McpConnection, McpOptions, ServerDown
+from aiagent.agent.tools.mcp.tools import check_tool, tool_name
+from aiagent.frontends.cli.settings_load import load_settings
+from aiagent.infra.config.paths import config_dir
+
 
 def _settings() -> Any:
-    from aiagent.frontends.cli.settings_load import load_settings
 
     return load_settings()
 
 
 def _scope_file(settings: Any, scope: str) -> Path:
-    from aiagent.agent.tools.mcp.config import project_file
-    from aiagent.infra.config.paths import config_dir
 
     return project_file(settings.workspace) if scope == "project" else config_dir(settings.env) / "mcp.json"
 
@@ -40,7 +49,6 @@ def mcp() -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per server.")
 def list_servers(as_json: bool) -> None:
     """List the configured servers (nothing is started)."""
-    from aiagent.agent.tools.mcp.config import discover
 
     found = discover(_settings(), show_untrusted=True)
     for config in found.servers.values():
@@ -70,7 +78,6 @@ def list_servers(as_json: bool) -> None:
 def add(name: str, command: tuple[str, ...], url: str | None, transport: str | None,
         env: tuple[str, ...], headers: tuple[str, ...], scope: str) -> None:
     """Add server NAME: `aiagent mcp add fs -- npx -y @modelcontextprotocol/server-filesystem .`"""
-    from aiagent.agent.tools.mcp.config import McpConfigError, parse_entry
 
     if bool(url) == bool(command):
         raise click.UsageError("give either a COMMAND (after --) or --url")
@@ -100,7 +107,6 @@ def add(name: str, command: tuple[str, ...], url: str | None, transport: str | N
               help="Where to remove it from (default: wherever it is).")
 def remove(name: str, scope: str | None) -> None:
     """Remove server NAME from the file `add` wrote it to."""
-    from aiagent.agent.tools.mcp.config import McpConfigError, discover
 
     settings = _settings()
     for each in ([scope] if scope else ["user", "project"]):
@@ -125,7 +131,6 @@ def test(name: str) -> None:
     """Start server NAME, list what it offers, stop it."""
     import asyncio
 
-    from aiagent.agent.tools.mcp.config import discover
 
     settings = _settings()
     config = discover(settings).servers.get(name)
@@ -136,8 +141,6 @@ def test(name: str) -> None:
 
 async def try_server(config: Any, settings: Any) -> int:
     """Start ``config``'s server, print what it offers, stop it; the exit code."""
-    from aiagent.agent.tools.mcp.connection import McpConnection, McpOptions, ServerDown
-    from aiagent.agent.tools.mcp.tools import check_tool, tool_name
 
     conn = McpConnection(config, env=settings.env, workspace=settings.workspace,
                          options=McpOptions.from_settings(settings))
@@ -171,7 +174,6 @@ def _pair(text: str, sep: str, option: str) -> tuple[str, str]:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    from aiagent.agent.tools.mcp.config import read_json_servers
 
     if not path.exists():
         return {"mcpServers": {}}

@@ -11,6 +11,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from aiagent.agent.permissions.policy import parse_rule
+from aiagent.infra.config import paths
+from aiagent.infra.store import db
+from aiagent.infra.store.approvals import ApprovalStore
+
 if TYPE_CHECKING:
     from aiagent.infra.store.approvals import ApprovalStore, Grant
 
@@ -22,8 +27,6 @@ def _fail(message: str, code: int = 2) -> None:
 
 @contextmanager
 def _approvals() -> Iterator[ApprovalStore]:
-    from aiagent.infra.store import db
-    from aiagent.infra.store.approvals import ApprovalStore
 
     try:
         conn = db.connect()
@@ -36,7 +39,6 @@ def _approvals() -> Iterator[ApprovalStore]:
 
 
 def _project() -> str:
-    from aiagent.infra.config import paths
 
     return str(paths.project_root(Path(os.getcwd())))
 
@@ -78,7 +80,6 @@ def list_(show_all: bool, revoked: bool) -> None:
 
 
 def _add(rule: str, effect: str, project: bool) -> None:
-    from aiagent.agent.permissions.policy import parse_rule
 
     try:
         parsed = parse_rule(rule, "allow", "argument")

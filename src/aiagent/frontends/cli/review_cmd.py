@@ -11,6 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from aiagent.agent.core.session import SessionRequest
+from aiagent.app import Application
+from aiagent.contracts.providers import AuthError, ProviderError
+from aiagent.engines.review import (
+    DiffSpec,
+    PipelineError,
+    ReviewInputError,
+    ReviewRequest,
+    forge,
+    gate,
+)
+from aiagent.engines.review.render import RENDERERS
+from aiagent.infra.config.flags import flags_layer
 from aiagent.infra.config.settings import ConfigError, Settings
 
 if TYPE_CHECKING:
@@ -30,7 +43,6 @@ def _note(message: str) -> None:
 
 
 def diff_spec(options: dict[str, Any]) -> DiffSpec:
-    from aiagent.engines.review import DiffSpec
 
     chosen = [f for f, v in (("--diff", options.get("diff")), ("--staged", options.get("staged")),
                              ("--base", options.get("base"))) if v]
@@ -41,8 +53,6 @@ def diff_spec(options: dict[str, Any]) -> DiffSpec:
 
 
 def run_review(options: dict[str, Any]) -> int:
-    from aiagent.engines.review import PipelineError, ReviewInputError, ReviewRequest
-    from aiagent.infra.config.flags import flags_layer
 
     cwd = Path(options.get("cwd") or os.getcwd())
     if not cwd.is_dir():
@@ -77,9 +87,6 @@ def run_review(options: dict[str, Any]) -> int:
 
 def _agent(settings: Settings, spec: DiffSpec) -> Started | None:
     """The agent for the model part, built the one way (app.py), or None without a model."""
-    from aiagent.agent.core.session import SessionRequest
-    from aiagent.app import Application
-    from aiagent.contracts.providers import AuthError, ProviderError
 
     app = Application(settings, interactive=False)
     try:
@@ -94,8 +101,6 @@ def _agent(settings: Settings, spec: DiffSpec) -> Started | None:
 
 
 def _finish(report: Any, options: dict[str, Any], output: str) -> int:
-    from aiagent.engines.review import gate
-    from aiagent.engines.review.render import RENDERERS
 
     for note in report.notes:
         _note(note)
@@ -122,7 +127,6 @@ def _finish(report: Any, options: dict[str, Any], output: str) -> int:
 def _forge(report: Any, output: str, reason: str, dry_run: bool) -> int:
     import json
 
-    from aiagent.engines.review import forge
 
     payload = (forge.github_payload(report, reason) if output == "github"
                else forge.gitlab_payload(report, reason))

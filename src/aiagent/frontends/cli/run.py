@@ -10,7 +10,11 @@ from typing import Any
 
 import click
 
+from aiagent.agent.core.session import SessionRequest
+from aiagent.app import Application
+from aiagent.contracts.providers import AuthError
 from aiagent.frontends.cli.piped import Piped, read_piped
+from aiagent.frontends.headless import run_headless
 from aiagent.infra.config.settings import ConfigError, Settings
 
 EXIT_USAGE = 2
@@ -147,8 +151,6 @@ def run_agent(options: dict[str, Any]) -> int:
         return fail(str(exc), exc.exit_code)
     if not prompt:
         return fail("no prompt: give --prompt \"…\", --file PATH, or pipe text on stdin")
-    from aiagent.app import Application
-    from aiagent.contracts.providers import AuthError
 
     app = Application.from_settings(settings, options)
     try:
@@ -157,8 +159,6 @@ def run_agent(options: dict[str, Any]) -> int:
         return fail(str(exc), exc.exit_code)
     if choice.note:
         click.echo(f"aiagent: {choice.note}", err=True)
-    from aiagent.agent.core.session import SessionRequest
-    from aiagent.frontends.headless import run_headless
 
     if options.get("resume") == "?":
         from aiagent.frontends.cli.sessions_cmd import resume_hint

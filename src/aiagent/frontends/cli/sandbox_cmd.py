@@ -8,6 +8,9 @@ from pathlib import Path
 
 import click
 
+from aiagent.frontends.cli.settings_load import load_settings
+from aiagent.infra import sandbox as sb
+
 
 @click.group()
 def sandbox() -> None:
@@ -18,8 +21,6 @@ def sandbox() -> None:
 @click.option("--backend", default=None, help="Check this backend instead of the configured one.")
 def check(backend: str | None) -> None:
     """Say which sandbox is active here. Exit code 1 when none is."""
-    from aiagent.frontends.cli.settings_load import load_settings
-    from aiagent.infra import sandbox as sb
 
     config = load_settings().sandbox
     info = sb.detect(backend or config.backend)
@@ -44,7 +45,6 @@ def check(backend: str | None) -> None:
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def run(network: bool, command: tuple[str, ...]) -> None:
     """Run COMMAND in the sandbox, with the current folder as the workspace."""
-    from aiagent.infra import sandbox as sb
 
     try:
         argv = sb.sandbox_argv(list(command), Path(os.getcwd()), network)

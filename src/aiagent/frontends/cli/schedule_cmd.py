@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from aiagent.infra.store import db
+from aiagent.infra.store.schedules import ScheduleError, ScheduleStore
+
 if TYPE_CHECKING:
     from aiagent.infra.store.schedules import ScheduleStore
 
@@ -27,8 +30,6 @@ def _fail(message: str, code: int = 2) -> None:
 
 @contextmanager
 def _schedules() -> Iterator[ScheduleStore]:
-    from aiagent.infra.store import db
-    from aiagent.infra.store.schedules import ScheduleError, ScheduleStore
 
     try:
         store = ScheduleStore.open()

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from aiagent.frontends.cli.security_audit_llm import LlmRequest, llm_options
+from aiagent.frontends.cli.security_audit_run import AuditRequest, run
 
 OUTPUTS = ["table", "json", "markdown", "sarif", "github", "cyclonedx"]
 SEVERITIES = ["critical", "high", "medium", "low", "info"]
@@ -59,7 +60,6 @@ def security_audit(path: Path, output: str, out_file: Path | None, scope: str,
                    skills: str | None, approve_skills: str, osv_db: Path | None, jobs: int, no_cache: bool,
                    online: bool | None, include_info: bool) -> None:
     """Audit PATH for secrets, vulnerable code, risky config and vulnerable dependencies."""
-    from aiagent.frontends.cli.security_audit_run import AuditRequest, run
 
     request = AuditRequest(
         path=path, output=output, out_file=out_file, scope=scope, diff_range=diff_range,

@@ -17,6 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from aiagent.app import Application
+from aiagent.contracts.providers import AuthError
+from aiagent.engines.security.analyzers.plan import DEFAULT_BUDGET
+from aiagent.engines.security.errors import SecurityConfigError
+from aiagent.frontends.cli.settings_load import settings_flags
+from aiagent.frontends.tui.pricing import cost
+from aiagent.infra.config.settings import ConfigError, Settings
+
 if TYPE_CHECKING:
     from aiagent.contracts.providers import Provider
     from aiagent.engines.security.analyzers.phase import PhaseOptions
@@ -88,7 +96,6 @@ class LlmSetup:
 
     async def _run(self, result: AuditResult, config: SecurityConfig) -> None:
         from aiagent.engines.security.analyzers.phase import run_llm_phase
-        from aiagent.frontends.tui.pricing import cost
 
         try:
             await run_llm_phase(self.provider, self.model, result, config, self.options,
@@ -99,9 +106,6 @@ class LlmSetup:
 
 def prepare(request: LlmRequest | None, base: Path) -> LlmSetup | None:
     """The phase's set-up when it is to run; :class:`LlmUnavailable` when asked and impossible."""
-    from aiagent.engines.security.errors import SecurityConfigError
-    from aiagent.frontends.cli.settings_load import settings_flags
-    from aiagent.infra.config.settings import ConfigError, Settings
 
     request = request or LlmRequest()
     if request.enabled is False:
@@ -119,8 +123,6 @@ def prepare(request: LlmRequest | None, base: Path) -> LlmSetup | None:
 
 
 def _provider(settings: Settings, *, asked: bool) -> tuple[Provider, str] | None:
-    from aiagent.app import Application
-    from aiagent.contracts.providers import AuthError
 
     app = Application(settings, interactive=False)
     try:
@@ -140,7 +142,6 @@ def _provider(settings: Settings, *, asked: bool) -> tuple[Provider, str] | None
 def _options(request: LlmRequest, settings: Settings) -> PhaseOptions:
     from aiagent.engines.security.analyzers.catalog import select
     from aiagent.engines.security.analyzers.phase import PhaseOptions
-    from aiagent.engines.security.analyzers.plan import DEFAULT_BUDGET
 
     section = settings.security
     analyzers = request.analyzers or tuple(section.llm_analyzers or ())

@@ -20,7 +20,23 @@ if TYPE_CHECKING:
 
 import click
 
+from aiagent.engines.security.defaults import load_defaults, policy_path
+from aiagent.engines.security.deps.osv_online import online_warnings
+from aiagent.engines.security.deps.osv_settings import resolve_online
+from aiagent.engines.security.diffscope import changed_files
+from aiagent.engines.security.errors import SecurityConfigError
+from aiagent.engines.security.finding import Severity
+from aiagent.engines.security.gating import Gate, check
+from aiagent.engines.security.paths import cache_dir, default_osv_db
+from aiagent.engines.security.report import get_renderer
+from aiagent.engines.security.report.common import ReportOptions
+from aiagent.engines.security.scanners.registry import scanner_names
+from aiagent.engines.security.skillsession import SkillSession
 from aiagent.frontends.cli.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE
+from aiagent.frontends.cli.security_audit_llm import LlmUnavailable
+from aiagent.frontends.cli.security_audit_llm import prepare as prepare_llm
+from aiagent.frontends.cli.settings_load import settings_flags
+from aiagent.infra.config.settings import ConfigError, Settings
 
 EXIT_FINDINGS = EXIT_GATE  # the gate failed; internal errors are 5 (cli/errors.py)
 
@@ -49,9 +65,6 @@ class AuditRequest:
 
 
 def run(req: AuditRequest) -> int:
-    from aiagent.engines.security.errors import SecurityConfigError
-    from aiagent.engines.security.skillsession import SkillSession
-    from aiagent.frontends.cli.security_audit_llm import LlmUnavailable
 
     try:
         settings = _settings(req)
@@ -68,9 +81,6 @@ def run(req: AuditRequest) -> int:
 def _settings(req: AuditRequest) -> Settings:
     """The folder's settings, loaded once for the whole audit, with the command line's
     (``aiagent --trust security-audit …`` trusts the folder for this run)."""
-    from aiagent.engines.security.errors import SecurityConfigError
-    from aiagent.frontends.cli.settings_load import settings_flags
-    from aiagent.infra.config.settings import ConfigError, Settings
 
     root = req.path.resolve()
     try:
@@ -81,13 +91,7 @@ def _settings(req: AuditRequest) -> Settings:
 
 def _run(req: AuditRequest, skills: SkillSession, settings: Settings) -> int:
     from aiagent.engines.security.config import load_config
-    from aiagent.engines.security.defaults import load_defaults, policy_path
-    from aiagent.engines.security.deps.osv_online import online_warnings
     from aiagent.engines.security.engine import run_audit
-    from aiagent.engines.security.errors import SecurityConfigError
-    from aiagent.engines.security.gating import check
-    from aiagent.engines.security.scanners.registry import scanner_names
-    from aiagent.frontends.cli.security_audit_llm import prepare as prepare_llm
 
     root = req.path.resolve()
     base = root if root.is_dir() else root.parent
@@ -117,8 +121,6 @@ def _run(req: AuditRequest, skills: SkillSession, settings: Settings) -> int:
 
 
 def _write_report(req: AuditRequest, result: AuditResult) -> None:
-    from aiagent.engines.security.errors import SecurityConfigError
-    from aiagent.engines.security.report import get_renderer
 
     options = _report_options(req)
     report = get_renderer(req.output)(result, options)
@@ -136,7 +138,6 @@ def _write_atomically(path: Path, text: str) -> None:
     import os
     import tempfile
 
-    from aiagent.engines.security.errors import SecurityConfigError
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +153,6 @@ def _report_options(req: AuditRequest) -> ReportOptions:
     import os
     import shutil
 
-    from aiagent.engines.security.report.common import ReportOptions
 
     tty = sys.stdout.isatty()
     color = tty and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
@@ -163,8 +163,6 @@ def _report_options(req: AuditRequest) -> ReportOptions:
 def _gate(req: AuditRequest, config: SecurityConfig, defaults: SecurityDefaults,
           policy: str) -> Gate:
     """The thresholds in force, each with where it came from (flag, policy file, config)."""
-    from aiagent.engines.security.finding import Severity
-    from aiagent.engines.security.gating import Gate
 
     fail_on, fail_from = None, "--fail-on"
     if req.fail_on:
@@ -180,9 +178,7 @@ def _gate(req: AuditRequest, config: SecurityConfig, defaults: SecurityDefaults,
 
 
 def _options(req: AuditRequest, root: Path, defaults: SecurityDefaults) -> AuditOptions:
-    from aiagent.engines.security.deps.osv_settings import resolve_online
     from aiagent.engines.security.engine import AuditOptions
-    from aiagent.engines.security.paths import cache_dir, default_osv_db
 
     return AuditOptions(
         scanners=req.scanners, jobs=req.jobs, history=req.history,
@@ -195,8 +191,6 @@ def _options(req: AuditRequest, root: Path, defaults: SecurityDefaults) -> Audit
 
 
 def _changed(req: AuditRequest, root: Path) -> frozenset[str] | None:
-    from aiagent.engines.security.diffscope import changed_files
-    from aiagent.engines.security.errors import SecurityConfigError
 
     if req.scope != "diff":
         if req.diff_range:

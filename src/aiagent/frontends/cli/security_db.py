@@ -12,6 +12,15 @@ import click
 if TYPE_CHECKING:
     from aiagent.engines.security.deps.osvdb import OsvDatabase
 
+from aiagent.engines.security.deps.osv_export import (
+    DEFAULT_EXPORT_URL,
+    ExportUnavailable,
+    update,
+)
+from aiagent.engines.security.deps.osvdb import BundledAdvisories, OsvDatabase, read_records
+from aiagent.engines.security.deps.osvsnapshot import ECOSYSTEMS
+from aiagent.engines.security.errors import SecurityConfigError
+from aiagent.engines.security.paths import default_osv_db
 from aiagent.frontends.cli.errors import EXIT_USAGE
 
 DB_HELP = "Database file (default: the user data folder)."
@@ -35,7 +44,6 @@ def import_cmd(path: Path, db_path: Path | None) -> None:
 
     A record replaces a stored copy of the same id only if it is at least as new; withdrawn
     records are kept as tombstones that hide the id (the bundled copy too)."""
-    from aiagent.engines.security.deps.osvdb import read_records
 
     database, target = _open(db_path)
     try:
@@ -56,12 +64,6 @@ def import_cmd(path: Path, db_path: Path | None) -> None:
 @click.option("--url", default=None, help="Base URL of the OSV export (a mirror).")
 def update_cmd(db_path: Path | None, ecosystems: tuple[str, ...], url: str | None) -> None:
     """Download OSV's current exports (ECOSYSTEM/all.zip) and merge them in. Needs network."""
-    from aiagent.engines.security.deps.osv_export import (
-        DEFAULT_EXPORT_URL,
-        ExportUnavailable,
-        update,
-    )
-    from aiagent.engines.security.deps.osvsnapshot import ECOSYSTEMS
 
     database, target = _open(db_path)
     try:
@@ -83,7 +85,6 @@ def update_cmd(db_path: Path | None, ecosystems: tuple[str, ...], url: str | Non
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), help=DB_HELP)
 def info_cmd(db_path: Path | None) -> None:
     """Show what the audit will use: the bundled snapshot and the local database."""
-    from aiagent.engines.security.paths import default_osv_db
 
     click.echo(_bundled_line())
     target = db_path or default_osv_db()
@@ -98,8 +99,6 @@ def info_cmd(db_path: Path | None) -> None:
 
 
 def _open(db_path: Path | None) -> tuple[OsvDatabase, Path]:
-    from aiagent.engines.security.deps.osvdb import OsvDatabase
-    from aiagent.engines.security.paths import default_osv_db
 
     target = db_path or default_osv_db()
     try:
@@ -109,13 +108,11 @@ def _open(db_path: Path | None) -> tuple[OsvDatabase, Path]:
 
 
 def _bundled_line() -> str:
-    from aiagent.engines.security.deps.osvdb import BundledAdvisories
 
     return f"bundled snapshot: {BundledAdvisories().describe()}"
 
 
 def _config_error() -> type[Exception]:
-    from aiagent.engines.security.errors import SecurityConfigError
 
     return SecurityConfigError
 

@@ -8,6 +8,13 @@ from typing import Any
 
 import click
 
+from aiagent.app import Application
+from aiagent.contracts.providers import AuthError
+from aiagent.frontends.cli.settings_load import load_settings, top_level_options
+from aiagent.frontends.web.guard import is_loopback
+from aiagent.frontends.web.server import ServeOptions
+from aiagent.frontends.web.server import serve as run_server
+
 
 def _fail(message: str, code: int = 2) -> None:
     click.echo(f"aiagent: error: {message}", err=True)
@@ -28,8 +35,6 @@ def _fail(message: str, code: int = 2) -> None:
 def serve(host: str, port: int, allow_remote: bool, cwd: Path | None, provider: str | None,
           model: str | None) -> None:
     """Serve a local web chat over this folder's sessions; prints its URL with a token."""
-    from aiagent.frontends.cli.settings_load import load_settings
-    from aiagent.frontends.web.guard import is_loopback
 
     if not is_loopback(host) and not allow_remote:
         _fail(f"--host {host}: not a loopback address; add --allow-remote to listen on it "
@@ -38,11 +43,8 @@ def serve(host: str, port: int, allow_remote: bool, cwd: Path | None, provider: 
     if not folder.is_dir():
         _fail(f"--cwd {folder}: no such folder")
     settings = load_settings(folder, {"provider": provider, "model": model})
-    from aiagent.frontends.web.server import ServeOptions
-    from aiagent.frontends.web.server import serve as run_server
 
     def make_application() -> object:  # built on the first API call, after the URL is out
-        from aiagent.app import Application
 
         app = Application(settings, interactive=True)
         _say_provider(app)
@@ -63,7 +65,6 @@ def _run_flags(provider: str | None, model: str | None) -> dict[str, Any]:
     """What every scheduled run takes from this command line: provider and model, and the
     top-level ``--trust`` (``aiagent --trust serve``: this folder and the folders inside it,
     for as long as this server runs)."""
-    from aiagent.frontends.cli.settings_load import top_level_options
 
     top = top_level_options()
     flags = {"provider": provider or top.get("provider"), "model": model or top.get("model"),
@@ -82,7 +83,6 @@ def _tick(text: str) -> float:
 
 def _say_provider(app: Any) -> None:
     """The provider the chat and the scheduler will both use (one choice, made here)."""
-    from aiagent.contracts.providers import AuthError
 
     try:
         note = app.resolve().note

@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from aiagent.frontends.cli.sessions_export import compact_session, to_json, to_markdown
+from aiagent.infra.store.db import StoreError
+from aiagent.infra.store.sessions import SessionNotFound, SessionStore
+
 if TYPE_CHECKING:
     from aiagent.infra.config.settings import Settings
     from aiagent.infra.store.sessions import SessionInfo, SessionStore
@@ -24,8 +28,6 @@ def _fail(message: str, code: int = 2) -> None:
 
 @contextmanager
 def _store() -> Iterator[SessionStore]:
-    from aiagent.infra.store.db import StoreError
-    from aiagent.infra.store.sessions import SessionStore
 
     try:
         store = SessionStore.open()
@@ -38,7 +40,6 @@ def _store() -> Iterator[SessionStore]:
 
 
 def _get(store: SessionStore, session_id: str) -> SessionInfo:
-    from aiagent.infra.store.sessions import SessionNotFound
 
     try:
         return store.get(session_id)
@@ -63,7 +64,6 @@ def format_list(sessions: list[SessionInfo], show_workspace: bool) -> str:
 
 def resume_hint(settings: Settings) -> str:
     """For ``--resume`` without an id when no picker can be shown."""
-    from aiagent.infra.store.sessions import SessionStore
 
     store = SessionStore.open(settings.env)
     try:
@@ -99,7 +99,6 @@ def list_(show_all: bool, limit: int, as_json: bool) -> None:
 @click.argument("session_id")
 def show(session_id: str) -> None:
     """Print a session as Markdown."""
-    from aiagent.frontends.cli.sessions_export import to_markdown
 
     with _store() as store:
         info = _get(store, session_id)
@@ -112,7 +111,6 @@ def show(session_id: str) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file.")
 def export(session_id: str, fmt: str, output: str | None) -> None:
     """Export a session (Markdown or JSON). Secret values from the environment are masked."""
-    from aiagent.frontends.cli.sessions_export import to_json, to_markdown
 
     with _store() as store:
         info = _get(store, session_id)
@@ -152,7 +150,6 @@ def fork(session_id: str) -> None:
 @click.argument("session_id")
 def compact(session_id: str) -> None:
     """Summarise a session's older turns now (uses the configured provider)."""
-    from aiagent.frontends.cli.sessions_export import compact_session
 
     with _store() as store:
         info = _get(store, session_id)

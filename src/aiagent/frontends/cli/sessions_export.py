@@ -6,6 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.agent.core.export import to_json, to_markdown
+from aiagent.agent.core.session import SessionRequest
+from aiagent.app import Application
+from aiagent.contracts.providers import ProviderError
+from aiagent.infra.config.settings import ConfigError, Settings
+from aiagent.infra.store.sessions import SessionStore
 
 __all__ = ["compact_session", "to_json", "to_markdown"]
 
@@ -14,10 +19,6 @@ def compact_session(session_id: str) -> str:
     """Summarise the session's older turns now; the next resume sends the compacted view."""
     import asyncio
 
-    from aiagent.agent.core.session import SessionRequest
-    from aiagent.app import Application
-    from aiagent.contracts.providers import ProviderError
-    from aiagent.infra.config.settings import ConfigError, Settings
 
     started = None
     try:
@@ -43,7 +44,6 @@ async def _compact(agent: Any) -> Any:
 
 
 def _workspace_of(session_id: str) -> Path:
-    from aiagent.infra.store.sessions import SessionStore
 
     store = SessionStore.open()
     try:

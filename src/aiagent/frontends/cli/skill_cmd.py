@@ -11,7 +11,13 @@ from typing import Any
 
 import click
 
+from aiagent.agent.skills.permissions import describe
+from aiagent.agent.skills.scaffold import ScaffoldError, create
+from aiagent.agent.skills.state import EnableState, state_paths
+from aiagent.app import Application
+from aiagent.frontends.cli import skill_mcp
 from aiagent.frontends.cli.settings_load import settings_flags
+from aiagent.infra.config import paths
 from aiagent.infra.config.settings import ConfigError, Settings
 
 SKILL_TYPES = ["tool", "prompt", "workflow", "security-rule", "transform"]
@@ -23,7 +29,6 @@ def _fail(message: str, code: int = 2) -> None:
 
 
 def _runtime(cwd: str | None) -> Any:
-    from aiagent.app import Application
 
     folder = Path(cwd or os.getcwd())
     try:
@@ -65,7 +70,6 @@ def list_cmd(cwd: str | None, as_json: bool) -> None:
     for b in rt.broken:
         rows.append({"name": b.name, "version": "-", "source": b.source, "types": [], "state": "broken",
                      "backend": "-", "path": str(b.path), "warnings": [], "error": b.error})
-    from aiagent.frontends.cli import skill_mcp
 
     rows += skill_mcp.rows(settings)
     if as_json:
@@ -101,8 +105,6 @@ def _state(rt: Any, m: Any) -> tuple[str, str]:
 @cwd_option
 def info_cmd(name: str, cwd: str | None) -> None:
     """Show a skill's manifest and permissions (mcp:NAME: start the server, list its tools)."""
-    from aiagent.agent.skills.permissions import describe
-    from aiagent.frontends.cli import skill_mcp
 
     settings, rt = _runtime(cwd)
     if skill_mcp.is_mcp(name):
@@ -145,7 +147,6 @@ def create_cmd(name: str, kind: str, backend: str, folder: str | None, descripti
     """Scaffold a working skill with a test."""
     import re
 
-    from aiagent.agent.skills.scaffold import ScaffoldError, create
 
     if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name):
         _fail(f"{name!r}: a skill name is lowercase letters, digits and hyphens")
@@ -194,9 +195,6 @@ def test_cmd(path: str, strict: bool) -> None:
 
 
 def _set_enabled(name: str, on: bool, user: bool, cwd: str | None) -> None:
-    from aiagent.agent.skills.state import EnableState, state_paths
-    from aiagent.frontends.cli import skill_mcp
-    from aiagent.infra.config import paths
 
     settings, rt = _runtime(cwd)
     if skill_mcp.is_mcp(name):
@@ -239,7 +237,6 @@ def permissions_cmd(name: str, revoke: bool, grant: bool, cwd: str | None) -> No
     """Show, grant or revoke the permissions of a skill."""
     import datetime
 
-    from aiagent.agent.skills.permissions import describe
 
     _, rt = _runtime(cwd)
     store = rt.gate.store

@@ -13,6 +13,12 @@ from typing import Any
 
 import click
 
+from aiagent.agent.skills.distribution.names import DistError
+from aiagent.agent.skills.distribution.registry import from_settings
+from aiagent.agent.skills.permissions import open_grant_store
+from aiagent.frontends.cli.settings_load import load_settings
+from aiagent.infra.config.settings import ConfigError
+
 cwd_option = click.option("--cwd", type=click.Path(file_okay=False), help="Project folder (default: here).")
 refresh_option = click.option("--refresh", is_flag=True, help="Fetch the registry now, whatever its age.")
 yes_option = click.option("--yes", "-y", is_flag=True, help="Install without asking.")
@@ -21,8 +27,6 @@ ENGINES = ["claude", "codex", "gemini", "all"]
 
 @contextmanager
 def _errors() -> Iterator[None]:
-    from aiagent.agent.skills.distribution.names import DistError
-    from aiagent.infra.config.settings import ConfigError
 
     try:
         yield
@@ -36,14 +40,11 @@ def _errors() -> Iterator[None]:
 
 def _ctx(cwd: str | None, refresh: bool = False) -> Any:
     from aiagent.agent.skills.distribution.manage import context
-    from aiagent.frontends.cli.settings_load import load_settings
 
     return context(load_settings(cwd), refresh)
 
 
 def _registry(cwd: str | None, refresh: bool) -> Any:
-    from aiagent.agent.skills.distribution.registry import from_settings
-    from aiagent.frontends.cli.settings_load import load_settings
 
     return from_settings(load_settings(cwd), refresh)
 
@@ -62,7 +63,6 @@ def _confirm(yes: bool) -> Callable[[list[str]], bool]:
 
 
 def _grant(ctx: Any, pins: list[Any]) -> None:
-    from aiagent.agent.skills.permissions import open_grant_store
 
     installed = ctx.installed()
     store = open_grant_store(ctx.settings.env)

@@ -8,7 +8,10 @@ from typing import Any
 
 import click
 
+from aiagent.agent.skills.distribution.names import DistError
+from aiagent.frontends.cli.settings_load import load_settings
 from aiagent.frontends.cli.skill_dist_cmd import ENGINES, _errors, cwd_option
+from aiagent.infra.config import paths
 
 engine_option = click.option("--engine", "engines", multiple=True, type=click.Choice(ENGINES), default=["all"],
                              show_default=True, help="Which agent's folder (repeat for several).")
@@ -17,8 +20,6 @@ scope_option = click.option("--scope", type=click.Choice(["project", "user"]), d
 
 
 def _setup(cwd: str | None) -> tuple[Any, Path, Path]:
-    from aiagent.frontends.cli.settings_load import load_settings
-    from aiagent.infra.config import paths
 
     settings = load_settings(cwd)
     home = Path(settings.env.get("HOME") or Path.home())
@@ -60,7 +61,6 @@ def export_cmd(names: tuple[str, ...], engines: tuple[str, ...], scope: str, lin
         export,
         exportable,
     )
-    from aiagent.agent.skills.distribution.names import DistError
 
     with _errors():
         settings, root, home = _setup(cwd)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from aiagent.agent.skills.state import MCP_PREFIX
+from aiagent.agent.skills.state import MCP_PREFIX, mcp_disabled
+from aiagent.agent.tools.mcp.config import discover
+from aiagent.infra.config import paths
 
 
 def is_mcp(name: str) -> bool:
@@ -16,9 +18,6 @@ def is_mcp(name: str) -> bool:
 def rows(settings: Any) -> list[dict[str, Any]]:
     """One ``skill list`` row per configured server (nothing is started); broken entries
     and files as broken rows."""
-    from aiagent.agent.skills.state import mcp_disabled
-    from aiagent.agent.tools.mcp.config import discover
-    from aiagent.infra.config import paths
 
     found = discover(settings, show_untrusted=True)
     off = mcp_disabled(paths.project_root(settings.workspace), paths.config_dir(settings.env),
@@ -43,7 +42,6 @@ def rows(settings: Any) -> list[dict[str, Any]]:
 
 
 def known(settings: Any, name: str) -> bool:
-    from aiagent.agent.tools.mcp.config import discover
 
     return name.removeprefix(MCP_PREFIX) in discover(settings, show_untrusted=True).servers
 
@@ -54,7 +52,6 @@ def info(settings: Any, name: str) -> int:
 
     import click
 
-    from aiagent.agent.tools.mcp.config import discover
     from aiagent.frontends.cli.mcp_cmd import try_server
 
     server = name.removeprefix(MCP_PREFIX)

@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from aiagent.agent.skills.distribution.names import DistError
+from aiagent.frontends.cli.settings_load import load_settings
 from aiagent.frontends.cli.skill_dist_cmd import _errors
 
 registry_option = click.option(
@@ -16,8 +18,6 @@ registry_option = click.option(
 
 
 def _registry_folder(where: str | None) -> Path:
-    from aiagent.agent.skills.distribution.names import DistError
-    from aiagent.frontends.cli.settings_load import load_settings
 
     if where:
         return Path(where).resolve()

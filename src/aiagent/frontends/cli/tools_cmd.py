@@ -9,13 +9,18 @@ from typing import Any
 
 import click
 
+from aiagent.agent.core.loop import guard
+from aiagent.agent.tools.base import ToolRegistry, release_tool_state, validate_args
+from aiagent.app import offered_tools, tool_settings
+from aiagent.contracts.tools import ToolContext, ToolResult, effect_of
+from aiagent.frontends.cli.settings_load import load_settings
+
 
 def _load(cwd: str | None) -> Any:
 
     folder = Path(cwd or os.getcwd())
     if not folder.is_dir():
         raise click.UsageError(f"--cwd {folder}: no such folder")
-    from aiagent.frontends.cli.settings_load import load_settings
 
     return load_settings(folder)
 
@@ -30,9 +35,6 @@ def tools() -> None:
 @click.option("--cwd", type=click.Path(file_okay=False))
 def list_tools(as_json: bool, cwd: str | None) -> None:
     """List every tool; * marks those the current profile offers the model."""
-    from aiagent.agent.tools.base import ToolRegistry
-    from aiagent.app import offered_tools
-    from aiagent.contracts.tools import effect_of
 
     settings = _load(cwd)
     registry = ToolRegistry()
@@ -64,7 +66,6 @@ def run_tool(name: str, args_json: str, cwd: str | None, events: bool) -> None:
     """
     import asyncio
 
-    from aiagent.agent.tools.base import ToolRegistry
 
     settings = _load(cwd)
     registry = ToolRegistry()
@@ -83,10 +84,6 @@ def run_tool(name: str, args_json: str, cwd: str | None, events: bool) -> None:
 
 
 async def _run(tool: Any, args: dict[str, Any], settings: Any, events: bool) -> Any:
-    from aiagent.agent.core.loop import guard
-    from aiagent.agent.tools.base import release_tool_state, validate_args
-    from aiagent.app import tool_settings
-    from aiagent.contracts.tools import ToolContext, ToolResult
 
     problem = validate_args(tool, args)
     if problem:

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import click
 
+from aiagent.infra.config.paths import project_root
+from aiagent.infra.config.trust import TrustStore, real, store_file
+
 
 def _folder(path: str | None) -> Path:
-    from aiagent.infra.config.paths import project_root
 
     if path is not None:
         return Path(path)
@@ -25,7 +27,6 @@ def _folder(path: str | None) -> Path:
 @click.option("--list", "list_", is_flag=True, help="List the trusted folders.")
 def trust(path: str | None, list_: bool) -> None:
     """Trust PATH (default: this project): its skills with code and its config apply."""
-    from aiagent.infra.config.trust import TrustStore, store_file
 
     store = TrustStore(store_file())
     if list_:
@@ -42,7 +43,6 @@ def trust(path: str | None, list_: bool) -> None:
 @click.argument("path", required=False, type=click.Path(file_okay=False))
 def untrust(path: str | None) -> None:
     """Stop trusting PATH (default: this project)."""
-    from aiagent.infra.config.trust import TrustStore, real, store_file
 
     store = TrustStore(store_file())
     folder = real(_folder(path))

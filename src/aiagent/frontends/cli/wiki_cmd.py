@@ -7,8 +7,19 @@ from typing import TYPE_CHECKING
 
 import click
 
-from aiagent.frontends.cli.errors import EXIT_USAGE
-from aiagent.frontends.cli.wiki_model import ModelRequest, model_options
+from aiagent.app import Application
+from aiagent.contracts.providers import ProviderError
+from aiagent.engines.wiki.check import CheckReport, text_report
+from aiagent.engines.wiki.errors import WikiError
+from aiagent.engines.wiki.pipeline import WikiRequest, generate
+from aiagent.engines.wiki.progress import Progress, wants_live
+from aiagent.engines.wiki.skillpages import active_skill_wikis
+from aiagent.engines.wiki.testrun import TestOptions
+from aiagent.frontends.cli.errors import EXIT_GATE, EXIT_USAGE
+from aiagent.frontends.cli.settings_load import settings_flags
+from aiagent.frontends.cli.wiki_model import ModelRequest, make_analyst, model_options
+from aiagent.infra.config.model import as_table
+from aiagent.infra.config.settings import ConfigError, Settings
 
 if TYPE_CHECKING:
     from aiagent.engines.wiki.skillpages import SkillWiki
@@ -39,16 +50,19 @@ if TYPE_CHECKING:
 @click.option("--skills", "skills", multiple=True, metavar="NAME[,NAME]",
               help="Skills whose wiki sections to add under skill-contributed/ (besides those "
                    "the project's files trigger).")
+@click.option("--check", is_flag=True,
+              help="After writing, print a quality report (public symbols listed, dead links, diagram "
+                   "parse and size, truth checks) and exit 1 when its score is under the minimum.")
+@click.option("--check-min", type=click.FloatRange(0, 100), default=None, metavar="SCORE",
+              help="The minimum score for --check (default: [wiki] check_min, else 80).")
+@click.option("--json", "as_json", is_flag=True, help="With --check: the report as JSON on stdout.")
 @model_options
 def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: Path | None, full: bool, no_security: bool,
          test_report: bool, test_timeout: float, trust: bool, skills: tuple[str, ...],
-         model: ModelRequest) -> int:
+         check: bool, check_min: float | None, as_json: bool, model: ModelRequest) -> int:
     """Generate a wiki of the project at PATH: modules, APIs, diagrams, tests, security."""
     import os
 
-    from aiagent.engines.wiki.errors import WikiError
-    from aiagent.engines.wiki.pipeline import WikiRequest, generate
-    from aiagent.engines.wiki.progress import Progress, wants_live
 
     stderr = click.get_text_stream("stderr")
     say = Progress(stderr, wants_live(stderr, os.environ))
@@ -56,19 +70,19 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
         problem = "not a folder" if path.exists() else "no such folder"
         click.echo(f"aiagent: error: {path}: {problem}", err=True)
         return EXIT_USAGE
-    from aiagent.contracts.providers import ProviderError
-    from aiagent.frontends.cli.wiki_model import make_analyst
-    from aiagent.infra.config.settings import ConfigError
 
-    error, code = "", EXIT_USAGE
+    error, code, summary = "", EXIT_USAGE, None
     try:
         settings = _settings(path, trust or _root_trust())
+        minimum = _check_min(settings, check_min) if check or check_min is not None or as_json else None
         tests = _test_options(settings, path, test_timeout) if test_report else None
         analyst = make_analyst(model, path, say)
         req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
                           diagrams, not no_security, analyst, tests=tests,
-                          skills=_skills(settings, path, skills), mermaid_js=mermaid_js)
-        generate(req, say)
+                          skills=_skills(settings, path, skills), mermaid_js=mermaid_js,
+                          settings=settings, check_min=minimum,
+                          skill_runtime=Application(settings, interactive=False).skill_runtime)
+        summary = generate(req, say)
     except (WikiError, ConfigError) as exc:
         error, code = str(exc), int(getattr(exc, "exit_code", EXIT_USAGE))
     except ProviderError as exc:
@@ -78,7 +92,22 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
     if error:
         click.echo(f"aiagent: error: {error}", err=True)
         return code
-    return 0
+    return _report(summary.check, as_json) if summary is not None and summary.check is not None else 0
+
+
+def _check_min(settings: Settings, given: float | None) -> float:
+    if given is not None:
+        return given
+    return settings.wiki.check_min  # validated at load (schema.json)
+
+
+def _report(report: object, as_json: bool) -> int:
+    import json
+
+
+    assert isinstance(report, CheckReport)
+    click.echo(json.dumps(report.as_dict(), indent=2) if as_json else text_report(report))
+    return 0 if report.passed else EXIT_GATE
 
 
 def _root_trust() -> bool:
@@ -88,9 +117,6 @@ def _root_trust() -> bool:
 
 
 def _settings(path: Path, trust: bool) -> Settings:
-    from aiagent.engines.wiki.errors import WikiError
-    from aiagent.frontends.cli.settings_load import settings_flags
-    from aiagent.infra.config.settings import ConfigError, Settings
 
     try:
         return Settings.load(path.resolve(), settings_flags({"trust": trust}))
@@ -99,7 +125,6 @@ def _settings(path: Path, trust: bool) -> Settings:
 
 
 def _skills(settings: Settings, path: Path, names: tuple[str, ...]) -> tuple[SkillWiki, ...]:
-    from aiagent.engines.wiki.skillpages import active_skill_wikis
 
     requested = tuple(n.strip() for item in names for n in item.split(",") if n.strip())
     return tuple(active_skill_wikis(settings, path.resolve(), requested))
@@ -107,12 +132,9 @@ def _skills(settings: Settings, path: Path, names: tuple[str, ...]) -> tuple[Ski
 
 def _test_options(settings: Settings, path: Path, timeout: float) -> TestOptions:
     """The options of a test run, or a WikiError when the folder is not trusted."""
-    from aiagent.engines.wiki.errors import WikiError
-    from aiagent.engines.wiki.testrun import TestOptions
 
     if settings.trust is None or not settings.trust.trusted:
         raise WikiError(f"{path.resolve()}: --test-report runs the project's own code, and this folder "
                         "is not trusted (trust it with `aiagent trust`, or add --trust for this run)")
-    from aiagent.infra.config.model import as_table
 
     return TestOptions(timeout, as_table(settings.sandbox))

@@ -15,6 +15,12 @@ from typing import Any
 
 import click
 
+from aiagent.app import Application
+from aiagent.contracts.providers import AuthError
+from aiagent.engines.wiki.passes import Analyst
+from aiagent.frontends.cli.settings_load import load_settings
+from aiagent.frontends.tui.pricing import cost
+
 MODEL_WOULD_ADD = ("a model would add per-module summaries, the architecture and data-flow synthesis, "
                    "design patterns, suggestions and deep-dives (set a key, or start Ollama)")
 
@@ -61,11 +67,6 @@ def make_analyst(request: ModelRequest, base: Path, say: Callable[[str], None]) 
     ConfigError and ProviderError propagate (the command turns them into one line)."""
     if not request.use:
         return None
-    from aiagent.app import Application
-    from aiagent.contracts.providers import AuthError
-    from aiagent.engines.wiki.passes import Analyst
-    from aiagent.frontends.cli.settings_load import load_settings
-    from aiagent.frontends.tui.pricing import cost
 
     settings = load_settings(base, {"provider": request.provider, "model": request.model})
     app = Application(settings, interactive=False)

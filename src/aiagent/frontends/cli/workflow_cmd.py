@@ -9,6 +9,11 @@ from typing import Any
 
 import click
 
+from aiagent.agent.skills.approvals import terminal_approver
+from aiagent.agent.skills.backends.base import BackendError
+from aiagent.agent.skills.permissions import PermissionDenied
+from aiagent.app import Application
+from aiagent.contracts.providers import ProviderError
 from aiagent.frontends.cli.settings_load import load_settings
 from aiagent.infra.config.settings import ConfigError, Settings
 
@@ -26,7 +31,6 @@ def workflow() -> None:
 def _llm(app: Any) -> Any:
     """The run's model for the workflow's LLM calls (chosen as every run chooses it), or
     None without one."""
-    from aiagent.contracts.providers import ProviderError
 
     try:
         return app.one_shot()
@@ -36,8 +40,6 @@ def _llm(app: Any) -> Any:
 
 async def _run(settings: Settings, name: str, data: dict[str, Any], approve: tuple[str, ...]) -> Any:
     from aiagent.agent.skills.activation import activate_workflow
-    from aiagent.agent.skills.approvals import terminal_approver
-    from aiagent.app import Application
 
     app = Application(settings, interactive=False)
     llm = _llm(app)
@@ -59,8 +61,6 @@ async def _run(settings: Settings, name: str, data: dict[str, Any], approve: tup
 @click.option("--cwd", type=click.Path(file_okay=False), help="Project folder (default: here).")
 def run_cmd(name: str, input_json: str, approve_skills: str, cwd: str | None) -> None:
     """Run workflow NAME and print its result."""
-    from aiagent.agent.skills.backends.base import BackendError
-    from aiagent.agent.skills.permissions import PermissionDenied
 
     try:
         data = json.loads(input_json)

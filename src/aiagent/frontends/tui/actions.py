@@ -6,7 +6,16 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.core.session import SessionRequest
+from aiagent.contracts.providers import ProviderError
+from aiagent.frontends.headless import usage_reported
 from aiagent.frontends.tui import render
+from aiagent.frontends.tui.history import show_history
+from aiagent.frontends.tui.pricing import cost as dollars
+from aiagent.frontends.tui.pricing import known_models
+from aiagent.frontends.tui.review import review as run_review
+from aiagent.frontends.tui.status import tokens
+from aiagent.infra.config.settings import ConfigError
 
 if TYPE_CHECKING:
     from aiagent.frontends.tui.app import InteractiveApp
@@ -30,7 +39,6 @@ async def _need_agent(app: InteractiveApp) -> bool:
 
 
 def model_names(app: InteractiveApp) -> list[str]:
-    from aiagent.frontends.tui.pricing import known_models
 
     names = set(known_models())
     if app.settings is not None:
@@ -63,8 +71,6 @@ async def provider(app: InteractiveApp, arg: str) -> None:
     if not arg:
         _say(app, f"provider: {app.provider_name} — /provider anthropic|openai|ollama to switch")
         return
-    from aiagent.contracts.providers import ProviderError
-    from aiagent.infra.config.settings import ConfigError
 
     assert app.parts is not None and app.parts.app is not None
     try:
@@ -83,7 +89,6 @@ async def clear(app: InteractiveApp, arg: str) -> None:
     if not await _need_agent(app):
         return
     assert app.agent is not None and app.parts is not None
-    from aiagent.agent.core.session import SessionRequest
 
     app.switch_session(SessionRequest())
     app.next_message.drop()
@@ -96,9 +101,6 @@ async def cost(app: InteractiveApp, arg: str) -> None:
     if not await _need_agent(app):
         return
     assert app.agent is not None
-    from aiagent.frontends.headless import usage_reported
-    from aiagent.frontends.tui.pricing import cost as dollars
-    from aiagent.frontends.tui.status import tokens
 
     u = app.agent.usage
     if not usage_reported(u):
@@ -170,8 +172,6 @@ async def resume(app: InteractiveApp, arg: str) -> None:
     if not arg:
         await sessions(app, "")
         return
-    from aiagent.agent.core.session import SessionRequest
-    from aiagent.frontends.tui.history import show_history
 
     try:
         app.switch_session(SessionRequest(resume=arg))
@@ -253,7 +253,6 @@ async def diff(app: InteractiveApp, arg: str) -> None:
 
 async def review(app: InteractiveApp, arg: str) -> None:
     """``/review``: the code review of the working tree (with the model when one is set)."""
-    from aiagent.frontends.tui.review import review as run_review
 
     await run_review(app, arg)
 

@@ -16,12 +16,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiagent import __version__
-from aiagent.frontends.tui import render
+from aiagent.frontends.tui import prepare, render
+from aiagent.frontends.tui.actions import sessions
 from aiagent.frontends.tui.checkpoint import CheckpointTracker
+from aiagent.frontends.tui.commands import build_commands
+from aiagent.frontends.tui.firstframe import banner_lines, styled_banner, where
+from aiagent.frontends.tui.frontends import make_input
+from aiagent.frontends.tui.history import show_history
+from aiagent.frontends.tui.mentions import attach_mentions
+from aiagent.frontends.tui.running import run_turn
 from aiagent.frontends.tui.screen import Screen
+from aiagent.frontends.tui.skill_approval import SkillApprovals
 from aiagent.frontends.tui.state import ContextMeter, NextMessage, ReadLoop, ToolOutput
 from aiagent.frontends.tui.status import Status, status_line
 from aiagent.frontends.tui.terminal import TermInfo
+from aiagent.frontends.tui.trust import confirm_trust
+from aiagent.infra.config.settings import ConfigError
 
 if TYPE_CHECKING:
     from aiagent.agent.core.loop import Agent
@@ -36,8 +46,6 @@ EXIT_CONFIG = 2
 class InteractiveApp:
     def __init__(self, options: dict[str, Any], cwd: Path, env: dict[str, str], term: TermInfo,
                  out: Any = None, frame: FirstFrame | None = None) -> None:
-        from aiagent.frontends.tui.commands import build_commands
-        from aiagent.frontends.tui.skill_approval import SkillApprovals
 
         self.options, self.cwd, self.env, self.term = options, cwd, env, term
         self.screen = Screen(term, out or sys.stdout)
@@ -76,8 +84,6 @@ class InteractiveApp:
         await self._prepare()
 
     async def _prepare(self) -> None:
-        from aiagent.frontends.tui import prepare
-        from aiagent.infra.config.settings import ConfigError
 
         try:
             settings = await asyncio.to_thread(prepare.load_settings, self.cwd, self.options,
@@ -124,13 +130,11 @@ class InteractiveApp:
     # ---- main loop -------------------------------------------------------------------
 
     async def main(self) -> int:
-        from aiagent.frontends.tui.frontends import make_input
 
         self.input = make_input(self)
         self.screen.use_line(self.input)
         if self.frame is None:
             self._banner()
-        from aiagent.frontends.tui.trust import confirm_trust
 
         # an untrusted folder with code or wider settings: ask
         if await confirm_trust(self.screen, self.frame, self.cwd, self.options, self.env):
@@ -173,7 +177,6 @@ class InteractiveApp:
         await self.send(text)
 
     async def send(self, text: str) -> None:
-        from aiagent.frontends.tui.mentions import attach_mentions
 
         if not await self.ready() or self.agent is None:
             self.say(render.notice("✗ cannot send: " + "; ".join(
@@ -185,14 +188,11 @@ class InteractiveApp:
             self.say(render.notice(f"  {render.ELBOW}  attached {item.path} ({item.lines} lines"
                                    f"{extra})"))
         prompt = self.next_message.attach_to(prompt)
-        from aiagent.frontends.tui.running import run_turn
 
         await run_turn(self, prompt)
 
     async def _open_previous(self) -> None:
         """``--continue`` / ``--resume``: show the history of the session that was opened."""
-        from aiagent.frontends.tui.actions import sessions
-        from aiagent.frontends.tui.history import show_history
 
         if not await self.ready() or self.agent is None or self.parts is None:
             return
@@ -243,7 +243,6 @@ class InteractiveApp:
     def _banner(self) -> None:
         """Name, folder, help and keys, written directly (rich is not loaded yet), wrapped
         between parts to the width."""
-        from aiagent.frontends.tui.firstframe import banner_lines, styled_banner, where
 
         folder = where(str(self.cwd.resolve()), self.env.get("HOME") or str(Path.home()))
         lines = banner_lines(__version__, folder, self.term.width, self.term.tty)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from aiagent.agent.skills.permissions import describe
+from aiagent.frontends.terminal_text import neutralise  # the command is the model's text
 from aiagent.frontends.tui.blocks import call_summary
 
 if TYPE_CHECKING:
@@ -79,7 +81,6 @@ def is_skill_request(event: ApprovalRequestEvent) -> bool:
 
 def permissions_of(event: ApprovalRequestEvent) -> list[tuple[str, str]]:
     """A skill request's permissions: (name, what it allows, with its risk)."""
-    from aiagent.agent.skills.permissions import describe
 
     if not is_skill_request(event):
         return []
@@ -130,7 +131,6 @@ def approval_panel(event: ApprovalRequestEvent, width: int) -> RenderableType:
     title, lines = body_lines(event)
     width = min(width, PANEL_WIDTH)
     inner = max(10, width - 4)  # inside the border and its padding
-    from aiagent.frontends.terminal_text import neutralise  # the command is the model's text
 
     parts: list[RenderableType] = [Text(neutralise("\n".join(lines)))]
     pairs = permissions_of(event)

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aiagent.frontends.tui import actions, render, skills
+from aiagent.frontends.tui.mcp_prompts import prompt_commands, run_prompt
+from aiagent.frontends.tui.workflows import run_workflow_command, workflow_commands
 
 if TYPE_CHECKING:
     from aiagent.frontends.tui.app import InteractiveApp
@@ -52,7 +54,6 @@ class CommandTable:
 
     def workflows(self) -> dict[str, Command]:
         """Workflow skills as commands (``/NAME input``); built-in names win."""
-        from aiagent.frontends.tui.workflows import workflow_commands
 
         if self.app is None or self.app.agent is None:
             return {}
@@ -62,7 +63,6 @@ class CommandTable:
 
     def mcp_prompts(self) -> dict[str, Command]:
         """MCP servers' prompts as commands (``/mcp__server__prompt args``)."""
-        from aiagent.frontends.tui.mcp_prompts import prompt_commands
 
         if self.app is None:
             return {}
@@ -154,7 +154,6 @@ async def _help(app: InteractiveApp, arg: str) -> None:
 
 def _workflow(name: str) -> Handler:
     async def run(app: InteractiveApp, arg: str) -> None:
-        from aiagent.frontends.tui.workflows import run_workflow_command
 
         await run_workflow_command(app, name, arg)
 
@@ -163,7 +162,6 @@ def _workflow(name: str) -> Handler:
 
 def _mcp_prompt(name: str) -> Handler:
     async def run(app: InteractiveApp, arg: str) -> None:
-        from aiagent.frontends.tui.mcp_prompts import run_prompt
 
         await run_prompt(app, name, arg)
 

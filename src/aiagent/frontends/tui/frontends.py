@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from aiagent.infra.config import paths
+
 if TYPE_CHECKING:
     from aiagent.frontends.tui.app import InteractiveApp
     from aiagent.frontends.tui.screen import Screen
@@ -18,7 +20,6 @@ class TerminalInput:
     def __init__(self, app: InteractiveApp) -> None:
         from aiagent.frontends.tui.completion import CommandCompleter, InputCompleter, PathCompleter
         from aiagent.frontends.tui.input import InputHooks, InputLine
-        from aiagent.infra.config import paths
 
         hooks = InputHooks(status=app.status_text, expand_last=app.expand_last,
                            cycle_mode=app.cycle_mode)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.tools.mcp.connection import ServerDown
+from aiagent.agent.tools.mcp.prompts import fill_prompt, parse_arguments
 from aiagent.frontends.tui import render
 
 if TYPE_CHECKING:
@@ -35,8 +37,6 @@ def prompt_commands(app: InteractiveApp) -> dict[str, Any]:
 
 async def run_prompt(app: InteractiveApp, name: str, arg: str) -> None:
     """``/mcp__server__prompt args``: the filled-in prompt goes to the model as a message."""
-    from aiagent.agent.tools.mcp.connection import ServerDown
-    from aiagent.agent.tools.mcp.prompts import fill_prompt, parse_arguments
 
     manager = manager_of(app)
     if manager is None:

@@ -12,6 +12,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from aiagent.infra.process.git import GitError, prepare, run
+
 MAX_FILES = 20000
 ATTACH_LIMIT = 256 * 1024
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", ".venv", "venv", "dist", "build", "target"})
@@ -20,7 +22,6 @@ MENTION = re.compile(r"(?<![\w@])@((?:[^\s\\]|\\ )+)")
 
 def list_files(root: Path, limit: int = MAX_FILES) -> list[str]:
     """Workspace files as posix paths relative to ``root``."""
-    from aiagent.infra.process.git import GitError, prepare, run
 
     try:
         done = run(prepare(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"), 5)

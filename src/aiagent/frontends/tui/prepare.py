@@ -13,6 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.core.checkpoints import Checkpoints
+from aiagent.agent.core.session import SessionRequest
+from aiagent.app import Application
+from aiagent.frontends.tui.session import SessionLink
+from aiagent.infra.config import paths
+from aiagent.infra.config.flags import flags_layer
 from aiagent.infra.config.settings import Settings
 
 if TYPE_CHECKING:
@@ -41,7 +47,6 @@ class Parts:
 
 
 def load_settings(cwd: Path, options: dict[str, Any], env: dict[str, str]) -> Settings:
-    from aiagent.infra.config.flags import flags_layer
 
     return Settings.load(cwd, flags_layer(options), env)
 
@@ -57,7 +62,6 @@ def warm_imports() -> None:
 
 
 def session_request(options: dict[str, Any]) -> Any:
-    from aiagent.agent.core.session import SessionRequest
 
     resume = options.get("resume")
     return SessionRequest(bool(options.get("continue_session")),
@@ -68,9 +72,6 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
     """Session, policy and agent, through :class:`aiagent.app.Application` step by step. A
     problem that leaves no agent is reported, not raised, so the UI stays up (the user can
     switch provider, or read the message and quit)."""
-    from aiagent.app import Application
-    from aiagent.frontends.tui.session import SessionLink
-    from aiagent.infra.config import paths
 
     app = Application.from_settings(settings, options, interactive=True)
     problems: list[str] = []
@@ -104,7 +105,6 @@ def build_parts(settings: Settings, options: dict[str, Any], env: dict[str, str]
 
 
 def _checkpoints(settings: Settings, data_dir: Path) -> Checkpoints | None:
-    from aiagent.agent.core.checkpoints import Checkpoints
 
     workspace = settings.workspace.resolve()
     if not Checkpoints.available() or workspace in (Path.home().resolve(), Path("/")):

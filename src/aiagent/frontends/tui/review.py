@@ -9,7 +9,14 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.core.session import SessionRequest
+from aiagent.app import Application
+from aiagent.contracts.providers import AuthError
+from aiagent.engines.review import ReviewInputError, ReviewRequest, review_async
+from aiagent.engines.review.render import render_markdown
+from aiagent.engines.security.defaults import load_defaults
 from aiagent.frontends.tui import render
+from aiagent.frontends.tui.prepare import load_settings
 
 if TYPE_CHECKING:
     from aiagent.app import Started
@@ -25,10 +32,6 @@ def _say(app: InteractiveApp, text: str, style: str = "") -> None:
 def read_only_agent(app: InteractiveApp) -> Started | None:
     """A read-only agent for the model part (None: no provider is configured). Built the
     one way, as the CLI does: settings with ``approval_mode = read-only``, then app.py."""
-    from aiagent.agent.core.session import SessionRequest
-    from aiagent.app import Application
-    from aiagent.contracts.providers import AuthError
-    from aiagent.frontends.tui.prepare import load_settings
 
     if app.agent is None or (app.parts is not None and app.parts.missing_key):
         return None
@@ -44,7 +47,6 @@ def read_only_agent(app: InteractiveApp) -> Started | None:
 
 async def review(app: InteractiveApp, arg: str) -> None:
     """Run the review as a task that Esc / Ctrl-C cancels; show the report as Markdown."""
-    from aiagent.engines.review import ReviewInputError
 
     await app.ready()
     built: list[Started] = []
@@ -71,7 +73,6 @@ async def review(app: InteractiveApp, arg: str) -> None:
 
 
 async def _run(app: InteractiveApp, built: list[Started]) -> Any:
-    from aiagent.engines.review import ReviewRequest, review_async
 
     def make_agent() -> Any:
         started = read_only_agent(app)
@@ -82,7 +83,6 @@ async def _run(app: InteractiveApp, built: list[Started]) -> Any:
                   "Esc stops)…")
         return started.agent
 
-    from aiagent.engines.security.defaults import load_defaults
 
     security = load_defaults(app.settings) if app.settings is not None else None
     return await review_async(ReviewRequest(app.workspace, security=security), make_agent)
@@ -113,7 +113,6 @@ async def stop_on_keys(keys: Any, task: asyncio.Future[Any], stopped: asyncio.Ev
 
 
 def _show(app: InteractiveApp, report: Any) -> None:
-    from aiagent.engines.review.render import render_markdown
 
     if report.empty:
         _say(app, "no changes to review in the working tree")

@@ -9,7 +9,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from aiagent.frontends.tui import render
+from aiagent.frontends.tui.terminal import KeyReader
 from aiagent.frontends.tui.turn import TurnRunner, TurnState, close_cancelled
+from aiagent.frontends.tui.view import PlainView, TurnView
 
 if TYPE_CHECKING:
     from aiagent.contracts.events import AgentEvent
@@ -19,7 +21,6 @@ if TYPE_CHECKING:
 
 
 def make_view(screen: Screen) -> Any:
-    from aiagent.frontends.tui.view import PlainView, TurnView
 
     if screen.term.tty:
         return TurnView(screen.console, screen.term)
@@ -32,7 +33,6 @@ def key_reader(term: TermInfo) -> Iterator[Any]:
     if not term.tty:
         yield None
         return
-    from aiagent.frontends.tui.terminal import KeyReader
 
     with KeyReader() as keys:
         yield keys

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.core.session import SessionRequest
 from aiagent.contracts.messages import Message
 
 if TYPE_CHECKING:
@@ -53,7 +54,6 @@ class SessionLink:
 
     def fork_at(self, messages: list[Message]) -> None:
         """Continue in a new session holding ``messages`` (a prefix of the current one)."""
-        from aiagent.agent.core.session import SessionRequest
 
         current = self.current
         if current is None:

@@ -13,8 +13,14 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.tools.shell.env import command_env
+from aiagent.agent.tools.shell.runtime import ShellSettings
 from aiagent.contracts.events import ToolCallEvent, ToolOutputEvent, ToolResultEvent
+from aiagent.contracts.tools import ToolError
 from aiagent.frontends.tui import render
+from aiagent.infra.config.model import as_table
+from aiagent.infra.process.capture import Capture
+from aiagent.infra.process.runner import Limits, new_tag, spawn
 
 if TYPE_CHECKING:
     from aiagent.frontends.tui.app import InteractiveApp
@@ -40,9 +46,6 @@ async def _keys(keys: Any, stop: asyncio.Event, view: Any) -> None:
 
 
 def _shell_settings(app: InteractiveApp) -> Any:
-    from aiagent.agent.tools.shell.runtime import ShellSettings
-    from aiagent.contracts.tools import ToolError
-    from aiagent.infra.config.model import as_table
 
     settings = app.settings
     try:
@@ -52,9 +55,6 @@ def _shell_settings(app: InteractiveApp) -> Any:
 
 
 async def _start(app: InteractiveApp, command: str, view: Any) -> Running:
-    from aiagent.agent.tools.shell.env import command_env
-    from aiagent.infra.process.capture import Capture
-    from aiagent.infra.process.runner import new_tag, spawn
 
     settings = _shell_settings(app)
     shell = app.env.get("SHELL") or "/bin/sh"
@@ -69,7 +69,6 @@ async def _start(app: InteractiveApp, command: str, view: Any) -> Running:
 
 
 def _limits(app: InteractiveApp) -> Any:
-    from aiagent.infra.process.runner import Limits
 
     settings = _shell_settings(app)
     return Limits(timeout=settings.timeout or None, inactivity=settings.inactivity_timeout or None,

@@ -13,6 +13,9 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.skills.approvals import skill_request
+from aiagent.frontends.tui import approval, render
+
 if TYPE_CHECKING:
     from aiagent.agent.skills.runtime import SkillRuntime
     from aiagent.contracts.events import ApprovalRequestEvent
@@ -27,7 +30,6 @@ class SkillApprovals:
 
     async def __call__(self, skill: str, missing: list[str]) -> str:
         """The runtime's ``Approver``: returns once, always or deny."""
-        from aiagent.agent.skills.approvals import skill_request
 
         event = skill_request(skill, missing)
         if self.runner is not None:
@@ -45,7 +47,6 @@ class SkillApprovals:
 
     def report(self, message: str) -> None:
         """The runtime's reports (a skill that failed to load or activate): one line."""
-        from aiagent.frontends.tui import render
 
         line = render.notice(f"! skills: {message}", "yellow")
         if self.runner is not None:
@@ -63,7 +64,6 @@ def connect(runtime: SkillRuntime | None, approvals: SkillApprovals) -> None:
 async def ask_outside_turn(screen: Screen, event: ApprovalRequestEvent) -> str:
     """Show the approval box between turns and wait for one key; returns the answer
     (Esc, Ctrl-C or end of input deny)."""
-    from aiagent.frontends.tui import approval, render
     from aiagent.frontends.tui.running import key_reader, line_asker
 
     screen.say(approval.approval_panel(event, screen.width()))
@@ -79,7 +79,6 @@ async def ask_outside_turn(screen: Screen, event: ApprovalRequestEvent) -> str:
 
 
 async def _one_answer(keys: Any, ask: Any, keymap: dict[str, str]) -> str:
-    from aiagent.frontends.tui import approval
 
     while True:
         if keys is None:

@@ -7,6 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.skills.backends.base import BackendError
+from aiagent.agent.skills.context import SkillError
+from aiagent.agent.skills.permissions import MemoryGrantStore, PermissionDenied
+from aiagent.app import Application
 from aiagent.frontends.tui import render
 from aiagent.frontends.tui.blocks import one_line
 
@@ -33,9 +37,6 @@ def runtime_of(app: InteractiveApp) -> SkillRuntime | None:
 
 def skill_errors() -> tuple[type[BaseException], ...]:
     """What activating or running a skill raises, each with one clear line."""
-    from aiagent.agent.skills.backends.base import BackendError
-    from aiagent.agent.skills.context import SkillError
-    from aiagent.agent.skills.permissions import PermissionDenied
 
     return (BackendError, PermissionDenied, SkillError, LookupError, ValueError)
 
@@ -86,8 +87,6 @@ def _listing_runtime(app: InteractiveApp) -> SkillRuntime | None:
     runtime = runtime_of(app)
     if runtime is not None or app.settings is None:
         return runtime
-    from aiagent.agent.skills.permissions import MemoryGrantStore
-    from aiagent.app import Application
 
     builder = Application(app.settings, interactive=True)
     return builder.skill_runtime(store=MemoryGrantStore(), report=lambda message: None)

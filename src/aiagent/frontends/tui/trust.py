@@ -13,6 +13,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aiagent.frontends.tui.prepare import load_settings
+from aiagent.frontends.tui.terminal import KeyReader
+from aiagent.infra.config.paths import project_root
+
 if TYPE_CHECKING:
     from aiagent.frontends.tui.screen import Screen
     from aiagent.frontends.tui.terminal import TermInfo
@@ -23,7 +27,6 @@ ANSWERS = {"a": "always", "o": "once", "n": "no"}
 
 def might_hold_content(cwd: Path) -> bool:
     """Cheap: does the project (or the folder) have anything trust could hold back?"""
-    from aiagent.infra.config.paths import project_root
 
     folders = {project_root(cwd), cwd.resolve()}
     return any((folder / marker).exists() for folder in folders for marker in MARKERS)
@@ -32,7 +35,6 @@ def might_hold_content(cwd: Path) -> bool:
 def held_back(cwd: Path, options: dict[str, Any], env: dict[str, str]) -> tuple[Any, list[str]]:
     """(the trust decision, what it holds back) for the folder and options."""
     from aiagent.agent.skills.factory import held_back as factory_held_back
-    from aiagent.frontends.tui.prepare import load_settings
 
     settings = load_settings(cwd, options, env)
     return settings.trust, factory_held_back(settings)
@@ -85,7 +87,6 @@ async def _answer(term: TermInfo) -> str:
     if not term.tty:
         line = await asyncio.to_thread(sys.stdin.readline)
         return ANSWERS.get(line.strip().lower()[:1], "no")
-    from aiagent.frontends.tui.terminal import KeyReader
 
     with KeyReader() as keys:
         while True:

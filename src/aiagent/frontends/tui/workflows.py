@@ -16,7 +16,13 @@ import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.skills.tools import to_tool_result
+from aiagent.contracts.events import DoneEvent, TextDeltaEvent, ToolCallEvent, ToolResultEvent
+from aiagent.contracts.messages import Usage
 from aiagent.frontends.tui import render
+from aiagent.frontends.tui.running import run_events
+from aiagent.frontends.tui.shell import capped
+from aiagent.frontends.tui.skills import activate, runtime_of, skill_errors
 
 if TYPE_CHECKING:
     from aiagent.agent.skills.runtime import SkillRuntime
@@ -29,7 +35,6 @@ SCALARS: dict[str, type | tuple[type, ...]] = {"integer": int, "number": (int, f
 
 def workflow_commands(app: InteractiveApp) -> dict[str, str]:
     """Workflow name → description: those of active skills and those usable skills declare."""
-    from aiagent.frontends.tui.skills import runtime_of
 
     runtime = runtime_of(app)
     if runtime is None:
@@ -88,7 +93,6 @@ def _convert(key: str, text: str, spec: Mapping[str, Any]) -> Any:
 
 def result_text(value: Any) -> str:
     """A workflow's result as Markdown."""
-    from aiagent.agent.skills.tools import to_tool_result
 
     if isinstance(value, (dict, list)) and not (isinstance(value, dict) and "content" in value):
         return "```json\n" + json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n```"
@@ -98,8 +102,6 @@ def result_text(value: Any) -> str:
 async def workflow_events(runtime: SkillRuntime, name: str, data: dict[str, Any],
                           running: list[asyncio.Future[Any]]) -> AsyncIterator[AgentEvent]:
     """One workflow run as events (header, result, Markdown text, done)."""
-    from aiagent.contracts.events import DoneEvent, TextDeltaEvent, ToolCallEvent, ToolResultEvent
-    from aiagent.contracts.messages import Usage
 
     call_id, label, began = f"workflow-{uuid.uuid4().hex[:8]}", f"/{name}", time.monotonic()
     yield ToolCallEvent(call_id, label, data)
@@ -122,16 +124,12 @@ async def workflow_events(runtime: SkillRuntime, name: str, data: dict[str, Any]
 
 
 def _error_line(exc: BaseException) -> str:
-    from aiagent.frontends.tui.skills import skill_errors
 
     return str(exc) if isinstance(exc, skill_errors()) else f"{type(exc).__name__}: {exc}"
 
 
 async def run_workflow_command(app: InteractiveApp, name: str, text: str) -> None:
     """``/NAME input``."""
-    from aiagent.frontends.tui.running import run_events
-    from aiagent.frontends.tui.shell import capped
-    from aiagent.frontends.tui.skills import activate, runtime_of
 
     runtime = runtime_of(app) if await app.ready() else None
     if runtime is None:

@@ -12,6 +12,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiagent.agent.tools.plan import PlanError, check_steps
 from aiagent.contracts.events import (
     AgentEvent,
     ApprovalAnswer,
@@ -139,7 +140,6 @@ class UpdateMapper:
 def plan_event(entries: Any) -> list[AgentEvent]:
     """An engine's ``plan`` entries as our plan, checked as update_plan's arguments are
     (a plan that is too large or malformed is left out)."""
-    from aiagent.agent.tools.plan import PlanError, check_steps
 
     if not isinstance(entries, list):
         return []

@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from aiagent.frontends.web.engines import OWN, engines_of
 from aiagent.frontends.web.hub import Hub, HubError, info_data
 from aiagent.frontends.web.turnlog import TurnLog, parse_event_id
 
@@ -74,7 +75,6 @@ def sse(log: TurnLog, after: int = 0) -> StreamingResponse:
 async def info(request: Request) -> Response:
     hub = hub_of(request)
     settings = hub.app.settings
-    from aiagent.frontends.web.engines import OWN, engines_of
 
     chosen = hub.app.choice_or_named()
     return JSONResponse({"workspace": hub.workspace, "provider": chosen.name,

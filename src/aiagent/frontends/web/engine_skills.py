@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aiagent.infra.config import paths
+
 
 def engine_folder(spec: Any, root: Path, home: Path) -> tuple[str, Path] | None:
     """(label, folder) the skills go to, or None."""
@@ -36,7 +38,6 @@ def project_skills(settings: Any, root: Path, home: Path) -> list[Any]:
 
 def place_skills(spec: Any, settings: Any) -> str:
     from aiagent.agent.skills.distribution.export import export
-    from aiagent.infra.config import paths
 
     root = paths.project_root(settings.workspace)
     home = Path(settings.env.get("HOME") or Path.home())

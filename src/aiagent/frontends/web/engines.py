@@ -41,6 +41,9 @@ from aiagent.contracts.events import (
 )
 from aiagent.contracts.messages import Message, TextBlock, Usage
 from aiagent.frontends.web.acp_events import UpdateMapper, permission_options, permission_outcome
+from aiagent.frontends.web.engine_skills import place_skills
+from aiagent.infra.process.environment import without_secrets
+from aiagent.infra.process.jsonrpc import PeerDied, PeerTimeout, RpcError, spawn_peer
 
 if TYPE_CHECKING:
     from aiagent.infra.process.jsonrpc import RpcPeer
@@ -110,7 +113,6 @@ def engine_of(provider: str, model: str) -> str:
 
 
 def engine_env(spec: EngineSpec, env: dict[str, str]) -> dict[str, str]:
-    from aiagent.infra.process.environment import without_secrets
 
     return {**without_secrets(env, spec.keep_env), **spec.env}
 
@@ -181,7 +183,6 @@ class HostedAgent:
         return [EngineNotice(f"engine {self.spec.name}: {n}") for n in notes]
 
     def _finish(self, prompt: asyncio.Future[Any]) -> list[AgentEvent]:
-        from aiagent.infra.process.jsonrpc import PeerDied
 
         self._cancel_watchdog()
         answer = self._mapper.text
@@ -231,8 +232,6 @@ class HostedAgent:
 
     async def _start(self) -> bool:
         """Spawn the engine and ``initialize``; True if it can load sessions."""
-        from aiagent.frontends.web.engine_skills import place_skills
-        from aiagent.infra.process.jsonrpc import spawn_peer
 
         note = await asyncio.to_thread(place_skills, self.spec, self.settings)
         sys.stderr.write(f"aiagent serve: {note}\n")
@@ -263,7 +262,6 @@ class HostedAgent:
     @contextlib.asynccontextmanager
     async def _talking(self) -> AsyncIterator[None]:
         """An engine that died or did not answer, as an :class:`EngineError`."""
-        from aiagent.infra.process.jsonrpc import PeerDied, PeerTimeout
 
         try:
             yield
@@ -279,7 +277,6 @@ class HostedAgent:
 
     async def _resume(self, link: tuple[str, str], can_load: bool) -> bool:
         """``session/load`` of the stored engine session; False (with a note) if not done."""
-        from aiagent.infra.process.jsonrpc import PeerDied, PeerTimeout, RpcError
 
         engine, stored = link
         fresh = "a new engine session starts; it does not see the earlier turns (they stay shown here)"
@@ -306,7 +303,6 @@ class HostedAgent:
 
     async def _load(self, stored: str) -> None:
         """``session/load``; the replayed updates are counted and dropped."""
-        from aiagent.infra.process.jsonrpc import RpcError
 
         assert self.peer is not None
         self.remote_id, self._replayed = stored, 0
@@ -346,7 +342,6 @@ class HostedAgent:
             return None
         if method == "session/request_permission":
             return await self._permission(params)
-        from aiagent.infra.process.jsonrpc import RpcError
 
         raise RpcError(f"method not found: {method}", -32601)
 

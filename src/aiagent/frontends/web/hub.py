@@ -13,11 +13,14 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.core.session import SessionRequest
 from aiagent.agent.tools.plan import last_plan
 from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, UsageEvent
+from aiagent.frontends.tui.pricing import cost
 from aiagent.frontends.web.engines import OWN, PROVIDER, engine_of, engines_of, hosted
 from aiagent.frontends.web.turnlog import TurnLog
 from aiagent.frontends.web.wire import message_data, plan_data, to_wire
+from aiagent.infra.store.sessions import SessionNotFound
 
 if TYPE_CHECKING:
     from aiagent.app import Application, Started
@@ -47,7 +50,6 @@ class Live:
 
 def usage_cost(model: str, total: Any) -> float | None:
     """Dollars so far when the model's price is known (the TUI's price table), else None."""
-    from aiagent.frontends.tui.pricing import cost
 
     try:
         return cost(model, total)
@@ -72,7 +74,6 @@ class Hub:
     # ---- stored sessions ------------------------------------------------------------
 
     def info(self, session_id: str) -> SessionInfo:
-        from aiagent.infra.store.sessions import SessionNotFound
 
         if not session_id.isalnum():
             raise HubError(404, f"no session {session_id!r}")
@@ -183,7 +184,6 @@ class Hub:
             await self.discard(session_id, keep_turn=True)
 
     def _agent(self, session_id: str, live: Live) -> Any:
-        from aiagent.agent.core.session import SessionRequest
 
         if live.started is None:
             info = self.store.get(session_id)

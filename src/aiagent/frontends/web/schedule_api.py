@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from aiagent.agent.core.export import to_json, to_markdown
 from aiagent.frontends.web.api import hub_of, read_json, text_field
 from aiagent.frontends.web.hub import HubError
 from aiagent.infra.store.schedules import Run, Schedule, ScheduleError, ScheduleStore
@@ -75,7 +76,6 @@ async def schedule(request: Request) -> Response:
 
 
 async def export(request: Request) -> Response:
-    from aiagent.agent.core.export import to_json, to_markdown
 
     hub = hub_of(request)
     info = hub.info(request.path_params["sid"])

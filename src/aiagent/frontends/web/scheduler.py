@@ -21,7 +21,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.core.session import SessionRequest
+from aiagent.app import Application
 from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, ErrorEvent
+from aiagent.infra.config.flags import flags_layer
+from aiagent.infra.config.settings import Settings
+from aiagent.infra.store.schedules import count_due, next_after
+from aiagent.infra.store.sessions import title_of
 
 if TYPE_CHECKING:
     from aiagent.infra.store.schedules import Schedule, ScheduleStore
@@ -41,7 +47,6 @@ def file_clock(path: str) -> Callable[[], float]:
 
 
 def run_title(job: Schedule) -> str:
-    from aiagent.infra.store.sessions import title_of
 
     return f"{TITLE_PREFIX} {job.id}: {title_of(job.prompt)}"
 
@@ -82,7 +87,6 @@ class Scheduler:
 
     def catch_up(self) -> None:
         """Jobs due before this server started: report the missed times, run none of them."""
-        from aiagent.infra.store.schedules import count_due
 
         now = self.clock()
         for job in self.store.list(self.workspace):
@@ -91,7 +95,6 @@ class Scheduler:
 
     def check(self) -> None:
         """Start every job that is due; skip (and record) a time while its last run goes on."""
-        from aiagent.infra.store.schedules import next_after
 
         now = self.clock()
         for job in self.store.list(self.workspace):
@@ -121,10 +124,6 @@ class Scheduler:
                                   now=self.clock())
 
     async def _headless(self, job: Schedule) -> tuple[str, str, str]:
-        from aiagent.agent.core.session import SessionRequest
-        from aiagent.app import Application
-        from aiagent.infra.config.flags import flags_layer
-        from aiagent.infra.config.settings import Settings
 
         folder = Path(job.folder)
         if not folder.is_dir():

@@ -20,6 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiagent.frontends.web.guard import ASGIApp, Guard, Receive, Scope, Send, allowed_hosts
+from aiagent.frontends.web.hub import Hub, HubError
+from aiagent.frontends.web.scheduler import DEFAULT_TICK, Scheduler, file_clock
+from aiagent.infra.store.schedules import ScheduleStore
+from aiagent.infra.store.sessions import SessionStore
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -50,8 +54,6 @@ def build_app(application: Application, options: ServeOptions) -> Starlette:
     from starlette.exceptions import HTTPException
 
     from aiagent.frontends.web import api, schedule_api
-    from aiagent.frontends.web.hub import Hub, HubError
-    from aiagent.infra.store.sessions import SessionStore
 
     routes = [*api.ROUTES, *schedule_api.ROUTES]
     app = Starlette(routes=routes,
@@ -64,8 +66,6 @@ def build_app(application: Application, options: ServeOptions) -> Starlette:
 
 
 def start_scheduler(application: Application, options: ServeOptions) -> Any:
-    from aiagent.frontends.web.scheduler import DEFAULT_TICK, Scheduler, file_clock
-    from aiagent.infra.store.schedules import ScheduleStore
 
     settings = application.settings
     kwargs: dict[str, Any] = {"tick": options.tick or DEFAULT_TICK}

@@ -254,6 +254,12 @@ class WebSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class WikiSettings:
+    hook_timeout: float = 10.0  # seconds an on_before_wiki_section hook may run
+    check_min: float = 80.0  # the minimum score of `aiagent wiki --check`
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsModel:
     """Every table of ``config.toml``, typed."""
 
@@ -269,7 +275,7 @@ class SettingsModel:
     skills: SkillSettings = SkillSettings()
     acp: AcpSettings = AcpSettings()
     web: WebSettings = WebSettings()
-    wiki: Mapping[str, Any] = field(default_factory=_empty)
+    wiki: WikiSettings = WikiSettings()
 
 
 def build(cls: type[T], table: Mapping[str, Any]) -> T:

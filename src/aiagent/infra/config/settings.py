@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiagent.infra.config import paths
+from aiagent.contracts.providers import ProviderConfig
+from aiagent.infra.config import credentials, paths, schema
+from aiagent.infra.config import trust as trust_mod
 from aiagent.infra.config.model import (
     AcpSettings,
     AgentSettings,
@@ -32,6 +34,7 @@ from aiagent.infra.config.model import (
     SkillSettings,
     ToolSettings,
     WebSettings,
+    WikiSettings,
     build,
 )
 
@@ -81,7 +84,6 @@ def read_toml(path: Path) -> dict[str, Any]:
 def validate(data: dict[str, Any], source: str, text: str | None = None) -> None:
     """Raise a one-line :class:`ConfigError` for the first value that does not fit the
     settings model: ``<source>:<line>: [table] key: what is wrong``."""
-    from aiagent.infra.config import schema
 
     problem = schema.first_problem(data)
     if problem is None:
@@ -152,7 +154,6 @@ ENV_SETTINGS = {
 
 def env_layer(env: Mapping[str, str]) -> dict[str, Any]:
     """The settings environment variables set; a bad value names the variable."""
-    from aiagent.infra.config import schema
 
     data: dict[str, Any] = {}
     for var, dotted in ENV_SETTINGS.items():
@@ -195,7 +196,6 @@ class Settings:
     ) -> Settings:
         env = dict(os.environ if env is None else env)
         workspace = (cwd or Path.cwd()).resolve()
-        from aiagent.infra.config import schema
 
         layers = [Layer("defaults", "built-in defaults", schema.defaults())]
         for name, path in (
@@ -265,7 +265,7 @@ class Settings:
         return self.typed.web
 
     @property
-    def wiki(self) -> Mapping[str, Any]:
+    def wiki(self) -> WikiSettings:
         return self.typed.wiki
 
     @property
@@ -307,7 +307,6 @@ class Settings:
         the keyring (with ``api_key_source = "keyring"``), the environment variable, then
         the 0600 credentials file written by ``aiagent config set-key``.
         """
-        from aiagent.infra.config import credentials
 
         var = PROVIDER_KEY_ENV.get(provider)
         if var is None:
@@ -325,7 +324,6 @@ class Settings:
 
     def provider_config(self, provider: str) -> Any:
         """The endpoint, key and network limits of ``provider`` (a ``ProviderConfig``)."""
-        from aiagent.contracts.providers import ProviderConfig
 
         key, source = self.api_key(provider)
         net, entry = self.network, self.provider.entry(provider)
@@ -363,7 +361,6 @@ def _apply_trust(workspace: Path, layers: list[Layer], env: Mapping[str, str],
                  flags: Mapping[str, Any] | None) -> Trust:
     """Decide workspace trust from the user's layers only; in an untrusted folder, drop
     the project config keys that would widen permissions (see config/trust.py)."""
-    from aiagent.infra.config import trust as trust_mod
 
     user = next((layer.data for layer in layers if layer.name == "user"), {})
     decision = trust_mod.decide(paths.project_root(workspace), env, user, flags)

@@ -25,6 +25,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from aiagent.infra.config import paths
+
 TRUST_ENV = "AIAGENT_TRUST_WORKSPACE"
 STORE_NAME = "trusted-folders.json"
 TRUE_WORDS = ("1", "true", "yes", "on")
@@ -68,7 +70,6 @@ def real(path: Path | str) -> Path:
 
 
 def store_file(env: Mapping[str, str] | None = None) -> Path:
-    from aiagent.infra.config import paths
 
     return paths.data_dir(env) / STORE_NAME
 

@@ -59,6 +59,7 @@ from aiagent.infra.providers.body import (
     read_capped,
 )
 from aiagent.infra.providers.limits import fit_max_tokens, probe_window
+from aiagent.infra.providers.vision import accepts_images
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 INVALID_STATUS = frozenset({400, 413, 422})
@@ -524,7 +525,6 @@ class WireProvider:
 
     def vision(self, model: str) -> bool:
         """Whether ``model`` is sent images (else a note for each)."""
-        from aiagent.infra.providers.vision import accepts_images
 
         return accepts_images(model, self.config.vision)
 

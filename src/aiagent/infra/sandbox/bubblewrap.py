@@ -20,6 +20,9 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import aiagent
+from aiagent.infra.sandbox import SandboxInfo
+
 if TYPE_CHECKING:
     from aiagent.infra.sandbox import SandboxInfo
 
@@ -56,7 +59,6 @@ def base_args(allow_network: bool) -> list[str]:
 def runtime_paths() -> list[str]:
     """Folders the interpreter aiagent runs on needs: the venv, the base installation, and
     where aiagent itself is imported from (a checkout or venv may live under /tmp)."""
-    import aiagent
 
     found = {
         os.path.realpath(sys.prefix),
@@ -111,7 +113,6 @@ def _version() -> tuple[int, ...]:
 def probe() -> SandboxInfo | str:
     """Info when the hardened sandbox starts here, else why not (user namespaces refused by
     the kernel or its policy are named as such, so callers fall back to Landlock)."""
-    from aiagent.infra.sandbox import SandboxInfo
 
     exe = shutil.which("bwrap")
     if exe is None:

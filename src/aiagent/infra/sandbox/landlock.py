@@ -27,6 +27,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aiagent.infra.sandbox import SandboxInfo, nolink
+
 if TYPE_CHECKING:
     from aiagent.infra.sandbox import SandboxInfo
 
@@ -172,7 +174,6 @@ def _split(root: Path, frozen: list[Path], found: list[Path], split: list[Path])
 
 
 def _refuse_hard_links() -> None:
-    from aiagent.infra.sandbox import nolink
 
     if not nolink.supported():
         raise OSError("cannot refuse hard links on this architecture (seccomp filter for "
@@ -251,7 +252,6 @@ def not_enforced(abi: int) -> tuple[str, ...]:
 
 
 def probe() -> SandboxInfo | str:
-    from aiagent.infra.sandbox import SandboxInfo
 
     abi = abi_version()
     if abi < 1:

@@ -8,6 +8,8 @@ import contextlib
 import os
 import sys
 
+from aiagent.infra.sandbox.landlock import drop_capabilities, restrict
+
 
 def _options(args: list[str]) -> tuple[list[str], list[str], bool] | str:
     writable: list[str] = []
@@ -36,7 +38,6 @@ def main(args: list[str]) -> int:
     if not command:
         print("landlock_exec: no command given after --", file=sys.stderr)
         return 2
-    from aiagent.infra.sandbox.landlock import drop_capabilities, restrict
 
     try:
         restrict(writable, network, protected)

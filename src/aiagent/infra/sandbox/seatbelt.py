@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aiagent.infra.sandbox import SandboxInfo
+
 if TYPE_CHECKING:
     from aiagent.infra.sandbox import SandboxInfo
 
@@ -37,7 +39,6 @@ def wrap(argv: list[str], writable: list[Path], allow_network: bool,
 
 
 def probe() -> SandboxInfo | str:
-    from aiagent.infra.sandbox import SandboxInfo
 
     if sys.platform != "darwin":
         return "Seatbelt exists only on macOS"

@@ -28,6 +28,7 @@ from aiagent.infra.process.jsonrpc import (
     RpcPeer,
     spawn_peer,
 )
+from aiagent.infra.sandbox import bubblewrap, detect
 from aiagent.infra.sandbox.bubblewrap import runtime_paths
 
 PROTOCOL_VERSION = "1"
@@ -41,7 +42,6 @@ def sandbox_prefix(mode: str, host: SkillHost) -> list[str]:
     ``/proc/<pid>/environ``), no capabilities and a private /tmp."""
     if mode == "off":
         return []
-    from aiagent.infra.sandbox import bubblewrap, detect
 
     info = detect("bubblewrap") if sys.platform.startswith("linux") else None
     if info is None or not info.available:

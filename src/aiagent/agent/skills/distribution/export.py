@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aiagent.agent.skills.config import skills_table
+from aiagent.agent.skills.config import disabled_names, skills_table
 from aiagent.agent.skills.distribution.fstree import (
     remove,
     safe_copy,
@@ -25,10 +25,17 @@ from aiagent.agent.skills.distribution.fstree import (
     tree_digest,
     write_atomic,
 )
-from aiagent.agent.skills.distribution.names import DistError
+from aiagent.agent.skills.distribution.names import NAME_RE, DistError
 from aiagent.agent.skills.distribution.portable import Portable, render, rules
-from aiagent.agent.skills.loader import EXPORT_MARKER
-from aiagent.agent.skills.manifest import Manifest
+from aiagent.agent.skills.loader import (
+    EXPORT_MARKER,
+    default_sources,
+    discover,
+    read_skill,
+    skill_folders,
+)
+from aiagent.agent.skills.manifest import Manifest, ManifestError
+from aiagent.infra.config import paths
 
 MARKER = EXPORT_MARKER
 ENGINE_NAMES = ("claude", "codex", "gemini")
@@ -194,9 +201,6 @@ class Imported:
 def import_skills(dirs: dict[str, Path], target: Path, names: set[str], force: bool) -> Imported:
     """Copy the SKILL.md skills found in the engines' folders (not ones we exported) into
     ``target``, each validated and moved in by rename."""
-    from aiagent.agent.skills.distribution.names import NAME_RE
-    from aiagent.agent.skills.loader import read_skill, skill_folders
-    from aiagent.agent.skills.manifest import ManifestError
 
     result = Imported()
     seen: set[str] = set()
@@ -239,9 +243,6 @@ def _import_one(skill: Path, dest: Path) -> None:
 def aiagent_skills(settings: Any, root: Path, home: Path) -> tuple[dict[str, Any], set[str]]:
     """aiagent's own skills (name -> loaded skill) and the disabled names, leaving out the
     other engines' folders (what we exported there, or theirs): what an export starts from."""
-    from aiagent.agent.skills.config import disabled_names
-    from aiagent.agent.skills.loader import default_sources, discover
-    from aiagent.infra.config import paths
 
     table = skills_table(settings)
     engines = {os.path.realpath(p) for scope in ("project", "user")

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from aiagent.agent.skills.distribution.names import DistError, check_git_url, check_sha
+from aiagent.infra.process.git import GitError, prepare, run
 
 TIMEOUT = 180.0
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1"}
@@ -17,7 +18,6 @@ def git(cwd: Path, subcommand: str, *args: str, timeout: float = TIMEOUT,
     """Run hardened ``git subcommand args`` in ``cwd``; its stdout, or a one-line error."""
     import subprocess
 
-    from aiagent.infra.process.git import GitError, prepare, run
 
     try:
         call = prepare(cwd, subcommand, *args, env={**os.environ, **NO_PROMPT},

@@ -13,7 +13,9 @@ from aiagent.agent.skills.distribution.install import Confirm, Installer, depend
 from aiagent.agent.skills.distribution.lockfile import Pin
 from aiagent.agent.skills.distribution.names import DistError, Request, check_name, parse_request
 from aiagent.agent.skills.distribution.registry import Registry, from_settings
+from aiagent.agent.skills.loader import default_sources, discover
 from aiagent.agent.skills.manifest import Manifest
+from aiagent.agent.skills.versions import parse_version
 from aiagent.infra.config import paths
 from aiagent.infra.config.settings import Settings
 
@@ -40,7 +42,6 @@ class Context:
         return from_settings(self.settings, self.refresh)
 
     def installed(self) -> dict[str, Manifest]:
-        from aiagent.agent.skills.loader import default_sources, discover
 
         home = Path(self.settings.env.get("HOME") or Path.home())
         table = skills_table(self.settings)
@@ -127,7 +128,6 @@ def _installed_pins(ctx: Context) -> list[tuple[Pin, bool]]:
 
 
 def outdated(ctx: Context) -> list[Outdated]:
-    from aiagent.agent.skills.versions import parse_version
 
     rows = []
     registry = ctx.registry()

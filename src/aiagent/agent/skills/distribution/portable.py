@@ -11,7 +11,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from aiagent.agent.skills.distribution.names import NAME_RE
 from aiagent.agent.skills.manifest import Manifest
+from aiagent.agent.skills.skillmd import split_frontmatter
 
 MAX_DESCRIPTION = 1024
 FENCE = re.compile(r"^(```|~~~)", re.M)
@@ -119,7 +121,6 @@ def _files(m: Manifest) -> list[str]:
 
 
 def _frontmatter_fields(m: Manifest) -> list[str]:
-    from aiagent.agent.skills.skillmd import split_frontmatter
 
     if m.format != "md":
         return []
@@ -132,7 +133,6 @@ def render(m: Manifest) -> Portable:
     """The portable SKILL.md of ``m`` (see the module doc)."""
     import yaml
 
-    from aiagent.agent.skills.distribution.names import NAME_RE
 
     out = Portable(m.name, "")
     if not NAME_RE.match(m.name) or len(m.name) > 64:

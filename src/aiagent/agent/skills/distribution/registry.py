@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.skills.config import SkillConfigError, duration
 from aiagent.agent.skills.distribution import gitio
 from aiagent.agent.skills.distribution.fstree import remove, staging_dir, swap_in, write_atomic
 from aiagent.agent.skills.distribution.names import (
@@ -31,6 +32,7 @@ from aiagent.agent.skills.distribution.names import (
     check_subpath,
     check_version,
 )
+from aiagent.infra.config import paths
 
 MAX_YAML = 32 * 1024 * 1024
 DEFAULT_TTL = 3600.0
@@ -123,8 +125,6 @@ def parse_record(data: Any, name: str, version: str, where: str) -> VersionRecor
 
 def from_settings(settings: Any, refresh: bool = False) -> Registry:
     """The registry ``[skills] registry_url`` names, synced (see :meth:`Registry.sync`)."""
-    from aiagent.agent.skills.config import SkillConfigError, duration
-    from aiagent.infra.config import paths
 
     table = settings.skills
     url = table.registry_url

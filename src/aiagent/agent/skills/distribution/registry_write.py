@@ -17,8 +17,10 @@ from aiagent.agent.skills.distribution.names import (
     check_git_url,
     check_sha,
     check_subpath,
+    parse_request,
 )
 from aiagent.agent.skills.distribution.registry import load_yaml
+from aiagent.agent.skills.versions import parse_version
 
 IDENTITY = (("user.name", "aiagent skill registry"), ("user.email", "aiagent@localhost"))
 
@@ -75,7 +77,6 @@ def _registry_repo(folder: Path) -> Path:
 
 def rebuild_index(repo: Path) -> None:
     """index.yaml from every ``skills/*/metadata.yaml`` and its newest version."""
-    from aiagent.agent.skills.versions import parse_version
 
     entries = []
     for meta in sorted((repo / "skills").glob("*/metadata.yaml")):
@@ -124,7 +125,6 @@ def _fetch(url: str, commit: str, sub: str | None, ref: str | None, work: Path) 
 
 def add(registry: Path, spec: str, sub: str | None = None) -> Published:
     """``registry add GIT_URL[@REF]``: the commit REF (default HEAD) names now."""
-    from aiagent.agent.skills.distribution.names import parse_request
 
     request = parse_request(spec, Path.cwd())
     if request.kind != "git":

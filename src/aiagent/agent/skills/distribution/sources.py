@@ -13,6 +13,7 @@ from aiagent.agent.skills.distribution.fstree import safe_copy, tree_digest
 from aiagent.agent.skills.distribution.lockfile import Pin
 from aiagent.agent.skills.distribution.names import DistError, check_name, check_subpath
 from aiagent.agent.skills.distribution.registry import VersionRecord
+from aiagent.agent.skills.loader import is_skill_folder, read_skill
 from aiagent.agent.skills.manifest import Manifest, ManifestError
 
 
@@ -27,7 +28,6 @@ class Fetched:
 
 
 def read_folder(folder: Path) -> tuple[Manifest, list[str]]:
-    from aiagent.agent.skills.loader import is_skill_folder, read_skill
 
     if not is_skill_folder(folder):
         raise DistError(f"{folder.name}: no SKILL.yaml or SKILL.md in the skill folder")

@@ -14,7 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiagent.contracts.events import ToolOutputEvent
 from aiagent.contracts.tools import ToolContext, ToolError
+from aiagent.infra.process.capture import Capture
+from aiagent.infra.process.collect import run_collected
+from aiagent.infra.process.runner import Limits, new_tag, spawn
+from aiagent.infra.process.tree import TAG_VARIABLE
 
 BUILD_TIMEOUT = 3600.0  # seconds: a clean archive of a large app takes a while
 BUILD_INACTIVITY = 900.0  # seconds without a line (a stuck build or test host)
@@ -39,10 +44,6 @@ def tool_env() -> dict[str, str]:
 async def run_streamed(argv: list[str], ctx: ToolContext, cwd: Path, log: Any,
                        timeout: float = BUILD_TIMEOUT) -> Finished:
     """Run ``argv``; every byte of stdout and stderr goes to ``log.feed_bytes``."""
-    from aiagent.contracts.events import ToolOutputEvent
-    from aiagent.infra.process.capture import Capture
-    from aiagent.infra.process.runner import Limits, new_tag, spawn
-    from aiagent.infra.process.tree import TAG_VARIABLE
 
     def on_data(stream: str, data: bytes) -> None:
         log.feed_bytes(data)
@@ -62,7 +63,6 @@ async def run_streamed(argv: list[str], ctx: ToolContext, cwd: Path, log: Any,
 
 async def run_small(argv: list[str], cwd: Path, timeout: float = SMALL_TIMEOUT) -> tuple[int | None, str, str]:
     """Run ``argv`` to completion; (exit code, stdout, stderr). A time-out is a ToolError."""
-    from aiagent.infra.process.collect import run_collected
 
     try:
         done = await run_collected(argv, cwd=cwd, timeout=timeout, env=tool_env(), max_bytes=SMALL_MAX_BYTES)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.agent.tools.apple.paths import shown_path
+from aiagent.agent.tools.apple.xmlfile import parse_xml
 from aiagent.agent.tools.tooldef import BuiltinTool, in_thread, schema, string
 from aiagent.agent.tools.workspace import resolve_path
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
@@ -30,7 +31,6 @@ class ModelError(ValueError):
 
 def read_model(folder: Path, shown: str) -> dict[str, Any]:
     """Entities of one ``.xcdatamodel`` folder (its ``contents`` XML)."""
-    from aiagent.agent.tools.apple.xmlfile import parse_xml
 
     contents = folder / "contents"
     root = parse_xml(contents, f"{shown}/contents", MAX_MODEL_BYTES, ModelError, say_missing=True)

@@ -12,7 +12,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.apple.invoke import find, run
+from aiagent.agent.tools.apple.manifest import summarize_manifest
 from aiagent.agent.tools.apple.paths import shown_path
+from aiagent.agent.tools.apple.pbxproj import ProjectError, read_project
+from aiagent.agent.tools.apple.schemes import SchemeError, read_scheme, scheme_files
 from aiagent.agent.tools.tooldef import BuiltinTool, boolean, in_thread, schema, string
 from aiagent.agent.tools.workspace import resolve_path
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError
@@ -62,7 +66,6 @@ def _classify(path: Path, found: dict[str, list[Path]]) -> bool:
 
 
 def describe_project(xcodeproj: Path, rel: Path) -> dict[str, Any]:
-    from aiagent.agent.tools.apple.pbxproj import ProjectError, read_project
 
     out: dict[str, Any] = {"path": shown_path(xcodeproj, rel)}
     try:
@@ -85,7 +88,6 @@ def describe_project(xcodeproj: Path, rel: Path) -> dict[str, Any]:
 
 
 def _schemes(container: Path, rel: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    from aiagent.agent.tools.apple.schemes import SchemeError, read_scheme, scheme_files
 
     schemes, errors = [], []
     for path in scheme_files(container):
@@ -114,14 +116,12 @@ def describe_workspace(workspace: Path, rel: Path) -> dict[str, Any]:
 
 
 def describe_package(manifest: Path, rel: Path) -> dict[str, Any]:
-    from aiagent.agent.tools.apple.manifest import summarize_manifest
 
     return {"path": shown_path(manifest, rel), **summarize_manifest(manifest)}
 
 
 async def xcodebuild_list(container: Path) -> dict[str, Any] | None:
     """``xcodebuild -list -json`` for a project/workspace, or None without xcodebuild."""
-    from aiagent.agent.tools.apple.invoke import find, run
 
     if find("xcodebuild") is None:
         return None

@@ -8,7 +8,11 @@ import fnmatch
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.apple import signing
+from aiagent.agent.tools.apple.discovery import find_projects
+from aiagent.agent.tools.apple.pbxproj import ProjectError, read_project
 from aiagent.agent.tools.apple.profiles import ProfileError
+from aiagent.agent.tools.apple.signing import IMPLICIT, identities, read_entitlements
 from aiagent.agent.tools.tooldef import in_thread
 from aiagent.agent.tools.workspace import display_path, resolve_path
 from aiagent.contracts.tools import ToolContext, ToolError
@@ -17,7 +21,6 @@ Check = dict[str, Any]
 
 
 async def run_doctor(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    from aiagent.agent.tools.apple import signing
 
     target = await in_thread(_project_target, ctx)
     bundle = args.get("bundle_id") or target.get("PRODUCT_BUNDLE_IDENTIFIER")
@@ -94,7 +97,6 @@ def _team(profile: dict[str, Any], team: str | None) -> Check | None:
 
 
 def _entitlement_check(profile: dict[str, Any], wanted: dict[str, Any]) -> Check | None:
-    from aiagent.agent.tools.apple.signing import IMPLICIT
 
     if not wanted:
         return None
@@ -148,7 +150,6 @@ def _identity(profile: dict[str, Any], idents: list[dict[str, str]] | None) -> C
 
 async def _identities(args: dict[str, Any]) -> list[dict[str, str]] | None:
     from aiagent.agent.tools.apple.invoke import find, on_macos
-    from aiagent.agent.tools.apple.signing import identities
 
     if not args.get("check_identities", True) or not on_macos() or not find("security"):
         return None
@@ -156,7 +157,6 @@ async def _identities(args: dict[str, Any]) -> list[dict[str, str]] | None:
 
 
 def _entitlements(ctx: ToolContext, raw: str) -> Any:
-    from aiagent.agent.tools.apple.signing import read_entitlements
 
     def read() -> dict[str, Any]:
         path = resolve_path(ctx, raw, field="entitlements_path", reading=True)
@@ -169,8 +169,6 @@ def _entitlements(ctx: ToolContext, raw: str) -> Any:
 
 def _project_target(ctx: ToolContext) -> dict[str, Any]:
     """Signing settings of the first application target of the first project found."""
-    from aiagent.agent.tools.apple.discovery import find_projects
-    from aiagent.agent.tools.apple.pbxproj import ProjectError, read_project
 
     root = resolve_path(ctx, ".")
     for project in find_projects(root)["projects"]:

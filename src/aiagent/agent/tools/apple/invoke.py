@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aiagent.contracts.tools import ToolError
+from aiagent.infra.process.collect import run_collected
 
 #: What to install when a program is not on PATH.
 NEEDS = {
@@ -51,7 +52,6 @@ def need(program: str) -> str:
 async def run(program: str, args: list[str], *, cwd: Path, timeout: float,
               max_bytes: int = 16 * 1024 * 1024) -> Ran:
     """Run ``program args`` in ``cwd``; a time-out raises :class:`ToolError`."""
-    from aiagent.infra.process.collect import run_collected
 
     argv = [need(program), *args]
     env = {**os.environ, "NSUnbufferedIO": "YES", "LC_ALL": "C", "TERM": "dumb"}

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiagent.infra.syntax.treesitter import parse
+
 MAX_MANIFEST_BYTES = 1024 * 1024
 SEMVER = r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.\-]+)?(?:\+[0-9A-Za-z.\-]+)?"
 #: Version requirements a caller may give -> how they are written in the manifest.
@@ -67,7 +69,6 @@ class Manifest:
     """A parsed ``Package.swift`` and the spans of the parts we read or edit."""
 
     def __init__(self, path: Path, data: bytes) -> None:
-        from aiagent.infra.syntax.treesitter import parse
 
         self.path, self.data = path, data
         tree = parse("swift", data)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.apple.xmlfile import parse_xml
+
 MAX_SCHEME_BYTES = 4 * 1024 * 1024
 ACTIONS = ("BuildAction", "TestAction", "LaunchAction", "ProfileAction", "AnalyzeAction", "ArchiveAction")
 
@@ -25,7 +27,6 @@ def scheme_files(container: Path) -> list[Path]:
 
 
 def read_scheme(path: Path) -> dict[str, Any]:
-    from aiagent.agent.tools.apple.xmlfile import parse_xml
 
     root = parse_xml(path, str(path), MAX_SCHEME_BYTES, SchemeError,
                      refused_note=" (DTDs and entities are not read)")

@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.apple.invoke import find, need, run
 from aiagent.agent.tools.apple.profiles import (
     ProfileError,
     decode_cms,
@@ -93,7 +94,6 @@ async def profiles(ctx: ToolContext, app: Path | None, team: str | None) -> tupl
 
 
 async def identities() -> list[dict[str, str]]:
-    from aiagent.agent.tools.apple.invoke import run
 
     ran = await run("security", ["find-identity", "-v", "-p", "codesigning"], cwd=Path.home(), timeout=TIMEOUT)
     if ran.exit_code != 0:
@@ -153,7 +153,6 @@ class CodesignInfoTool(BuiltinTool):
 
 
 async def entitlements(ctx: ToolContext, app: Path | None) -> dict[str, Any]:
-    from aiagent.agent.tools.apple.invoke import find, run
 
     out: dict[str, Any] = {}
     if app is not None and find("codesign"):
@@ -235,7 +234,6 @@ class CodesignVerifyTool(BuiltinTool):
     }, ["app_path"])
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from aiagent.agent.tools.apple.invoke import need, run
 
         app = _app(ctx, args["app_path"])
         need("codesign")

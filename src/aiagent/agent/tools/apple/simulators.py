@@ -20,6 +20,9 @@ from aiagent.agent.tools.images import Images
 from aiagent.agent.tools.tooldef import int_arg
 from aiagent.agent.tools.workspace import resolve_path
 from aiagent.contracts.tools import READ, ToolContext, ToolEffect, ToolError, ToolResult
+from aiagent.infra.process.capture import Capture
+from aiagent.infra.process.runner import Limits, new_tag, spawn
+from aiagent.infra.process.tree import TAG_VARIABLE
 
 BUNDLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]{0,254}$")
 LOG_MAX_LINES = 400
@@ -156,9 +159,6 @@ class SimRecordTool(GatedTool):
 
 async def _record(ctx: ToolContext, device: simctl.Device, out: Path, seconds: int) -> int | None:
     """``recordVideo`` runs until SIGINT, which makes it finish the file."""
-    from aiagent.infra.process.capture import Capture
-    from aiagent.infra.process.runner import Limits, new_tag, spawn
-    from aiagent.infra.process.tree import TAG_VARIABLE
 
     env = {**os.environ, TAG_VARIABLE: new_tag()}
     argv = ["xcrun", "simctl", "io", device.udid, "recordVideo", "--codec=h264", "--force", str(out)]

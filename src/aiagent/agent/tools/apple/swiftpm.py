@@ -12,8 +12,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools import textio
+from aiagent.agent.tools.apple import swift_output
+from aiagent.agent.tools.apple.invoke import run
+from aiagent.agent.tools.apple.manifest import ManifestError
+from aiagent.agent.tools.apple.manifest_edit import add_dependency, remove_dependency
+from aiagent.agent.tools.files import save
 from aiagent.agent.tools.tooldef import BuiltinTool, in_thread, schema, string
-from aiagent.agent.tools.workspace import display_path, resolve_path
+from aiagent.agent.tools.workspace import display_path, open_parent, resolve_path
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError, ToolResult
 
 BUILD_TIMEOUT = 1800.0
@@ -46,8 +52,6 @@ def _extra(args: dict[str, Any]) -> list[str]:
 
 
 async def _swift(ctx: ToolContext, folder: Path, argv: list[str], timeout: float) -> dict[str, Any]:
-    from aiagent.agent.tools.apple import swift_output
-    from aiagent.agent.tools.apple.invoke import run
 
     ran = await run("swift", argv, cwd=folder, timeout=timeout)
     text = ran.stdout + "\n" + ran.stderr
@@ -142,7 +146,6 @@ class SwiftAddDepTool(BuiltinTool):
     }, ["url"])
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        from aiagent.agent.tools.apple.manifest_edit import add_dependency
 
         if not args.get("version"):
             raise ToolError("version: give a version requirement, e.g. '1.2.0' or 'branch: \"main\"'")
@@ -161,7 +164,6 @@ class SwiftRemoveDepTool(BuiltinTool):
     }, ["package"])
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        from aiagent.agent.tools.apple.manifest_edit import remove_dependency
 
         return await _edit(ctx, args, lambda p, d: remove_dependency(p, d, str(args["package"])))
 
@@ -171,10 +173,6 @@ async def _edit(ctx: ToolContext, args: dict[str, Any], change: Any) -> str:
 
 
 def _edit_sync(ctx: ToolContext, path: Path, change: Any) -> str:
-    from aiagent.agent.tools import textio
-    from aiagent.agent.tools.apple.manifest import ManifestError
-    from aiagent.agent.tools.files import save
-    from aiagent.agent.tools.workspace import open_parent
 
     shown = display_path(ctx, path)
     with textio.os_errors(path), open_parent(ctx, path) as parent:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from aiagent.agent.tools.apple import simctl
+from aiagent.agent.tools.apple import simctl, xcresult
 from aiagent.agent.tools.apple.buildlog import BuildLog
 from aiagent.agent.tools.apple.commands import Finished, run_json, run_small, run_streamed
 from aiagent.agent.tools.apple.gating import GatedTool
@@ -180,7 +180,6 @@ async def _schemes(ctx: ToolContext, container: list[str]) -> list[str]:
 
 async def read_result_bundle(path: Path, cwd: Path) -> dict[str, Any]:
     """Tests from an .xcresult: Xcode 16's ``test-results``, else the legacy record."""
-    from aiagent.agent.tools.apple import xcresult
 
     base = ["xcrun", "xcresulttool", "get"]
     code, out, _err = await run_small([*base, "test-results", "summary", "--path", str(path)], cwd)

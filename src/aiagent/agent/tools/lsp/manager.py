@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.agent.tools.lsp.client import LanguageServer, LspProblem
+from aiagent.agent.tools.shell.env import NON_INTERACTIVE
+from aiagent.infra.process.environment import without_secrets
+from aiagent.infra.syntax.languages import classify
 
 STATE_KEY = "lsp"
 RETRY_AFTER = 60.0
@@ -33,7 +36,6 @@ def server_table() -> dict[str, dict[str, Any]]:
 
 
 def language_of(path: Path) -> str:
-    from aiagent.infra.syntax.languages import classify
 
     return classify(path.name)
 
@@ -109,8 +111,6 @@ def _which(program: str) -> str | None:
 
 
 def _server_env() -> dict[str, str]:
-    from aiagent.agent.tools.shell.env import NON_INTERACTIVE
-    from aiagent.infra.process.environment import without_secrets
 
     return {**without_secrets(os.environ), **NON_INTERACTIVE}
 

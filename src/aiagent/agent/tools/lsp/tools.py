@@ -12,9 +12,17 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.ast import search
 from aiagent.agent.tools.lsp.client import Diagnostic, LanguageServer, LspProblem, path_of
-from aiagent.agent.tools.lsp.manager import manager
-from aiagent.agent.tools.tooldef import BuiltinTool, int_arg, schema, string, tool_settings
+from aiagent.agent.tools.lsp.manager import language_of, manager, server_table
+from aiagent.agent.tools.tooldef import (
+    BuiltinTool,
+    in_thread,
+    int_arg,
+    schema,
+    string,
+    tool_settings,
+)
 from aiagent.agent.tools.workspace import display_path, resolve_path
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError, ToolResult
 
@@ -176,7 +184,6 @@ class LspSymbolsTool(BuiltinTool):
                            "language": string("python, typescript, go, rust, ...")}, ["query"])
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        from aiagent.agent.tools.lsp.manager import server_table
 
         language = args.get("language") or "python"
         if language not in server_table():
@@ -201,8 +208,6 @@ class LspSymbolsTool(BuiltinTool):
 async def _symbols_from_syntax(ctx: ToolContext, language: str, query: str, server_name: str) -> str:
     """Workspace symbols from the tree-sitter definitions, for servers without
     ``workspace/symbol`` (pylsp)."""
-    from aiagent.agent.tools.ast import search
-    from aiagent.agent.tools.tooldef import in_thread
 
     pattern = f"*{query}*" if query else "*"
     lines = []
@@ -263,6 +268,5 @@ async def diagnose_written(ctx: ToolContext, paths: list[str], result: ToolResul
 
 
 def _language(path: Path) -> str:
-    from aiagent.agent.tools.lsp.manager import language_of
 
     return language_of(path)

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aiagent.infra.config.paths import config_dir, project_root
+
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _STDIO_KEYS = {"type", "command", "args", "env", "cwd"}
@@ -99,13 +101,11 @@ def discover(settings: Any, *, show_untrusted: bool = False) -> Discovered:
 
 
 def project_file(workspace: Path) -> Path:
-    from aiagent.infra.config.paths import project_root
 
     return project_root(workspace) / ".mcp.json"
 
 
 def user_files(settings: Any) -> list[Path]:
-    from aiagent.infra.config.paths import config_dir
 
     env = settings.env
     listed = [Path(os.path.expanduser(str(p))) for p in settings.mcp.user_files]

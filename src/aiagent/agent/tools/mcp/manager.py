@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from aiagent.agent.tools.base import ToolRegistry
 from aiagent.agent.tools.mcp.config import ServerConfig, discover
 from aiagent.agent.tools.mcp.connection import McpConnection, McpOptions, ServerDown
+from aiagent.agent.tools.mcp.prompts import prompt_commands
 from aiagent.agent.tools.mcp.tools import McpTool, ReadResourceTool, check_tool
 from aiagent.contracts.hooks import Hooks
 from aiagent.contracts.messages import Message
@@ -68,7 +69,6 @@ class McpManager:
 
     def prompt_commands(self) -> dict[str, Any]:
         """``/mcp__server__prompt`` commands of the servers that are up."""
-        from aiagent.agent.tools.mcp.prompts import prompt_commands
 
         return prompt_commands(self.connections)
 

@@ -14,6 +14,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.tools.images import Images
 from aiagent.agent.tools.mcp.connection import McpConnection, ServerDown
 from aiagent.contracts.events import ToolOutputEvent
 from aiagent.contracts.tools import ToolContext, ToolEffect, ToolError, ToolResult
@@ -73,7 +74,6 @@ class McpTool:
                                                       cancel=ctx.cancel)
         except ServerDown as exc:
             raise ToolError(str(exc)) from None
-        from aiagent.agent.tools.images import Images
 
         images = Images()
         text = cap(result_text(result, images), self.max_chars)

@@ -23,6 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from aiagent.agent.tools.mcp.config import ServerConfig, bearer_token
+from aiagent.infra.process.capture import Capture
+from aiagent.infra.process.environment import without_secrets
+from aiagent.infra.process.jsonrpc import end_gently
+from aiagent.infra.process.runner import new_tag, spawn
+from aiagent.infra.process.tree import TAG_VARIABLE
 
 _HEAD = 4096
 _ID_AT_START = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"[^"]{0,200}")')
@@ -99,7 +104,6 @@ def oversize_reply(head: bytes, tail: bytes, size: int, cap: int) -> dict[str, A
 
 def server_env(config: ServerConfig, env: Mapping[str, str]) -> dict[str, str]:
     """The agent's environment without credentials, plus what the entry names itself."""
-    from aiagent.infra.process.environment import without_secrets
 
     return {**without_secrets(env), **config.env}
 
@@ -115,9 +119,6 @@ async def stdio_transport(config: ServerConfig, *, env: Mapping[str, str], works
     spawned first, so it starts while this process imports the SDK (about a second)."""
     import anyio
 
-    from aiagent.infra.process.capture import Capture
-    from aiagent.infra.process.runner import new_tag, spawn
-    from aiagent.infra.process.tree import TAG_VARIABLE
 
     read_send, read_recv = anyio.create_memory_object_stream[Any](math.inf)
     write_send, write_recv = anyio.create_memory_object_stream[Any](16)
@@ -181,7 +182,6 @@ async def stdio_transport(config: ServerConfig, *, env: Mapping[str, str], works
 
 async def _stop(running: Any, tasks: list[asyncio.Future[None]], grace: float = 1.0) -> None:
     """Close the server's stdin, give it ``grace`` seconds, then kill its whole tree."""
-    from aiagent.infra.process.jsonrpc import end_gently
 
     await end_gently(running, grace)
     for task in tasks:

@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from aiagent.infra.process.environment import without_secrets
+from aiagent.infra.process.git import GitError, config_env
 from aiagent.infra.process.tree import TAG_VARIABLE
 
 __all__ = ["CODEX_EXEC_ENV", "NON_INTERACTIVE", "TAG_VARIABLE", "command_env"]
@@ -100,7 +101,6 @@ def command_env(
 
 def _git_hardening(cwd: Path, env: Mapping[str, str]) -> dict[str, str]:
     """``GIT_CONFIG_*`` entries for ``cwd``; none when git is absent or cannot read it."""
-    from aiagent.infra.process.git import GitError, config_env
 
     try:
         return config_env(cwd, env)

@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from aiagent.infra.config.paths import cache_dir
+from aiagent.infra.process.collect import run_collected
 from aiagent.infra.process.environment import without_secrets
 from aiagent.infra.process.tree import TAG_VARIABLE
 
@@ -75,7 +77,6 @@ def _key(shell: str) -> str:
 
 
 def _folder() -> Path:
-    from aiagent.infra.config.paths import cache_dir
 
     return cache_dir() / "shell-snapshots"
 
@@ -122,7 +123,6 @@ async def _take(shell: str, key: str, timeout: float, base: dict[str, str]) -> d
 async def _run_login(shell: str, script: str, timeout: float, base: dict[str, str]) -> None:
     """The login shell, in the home folder, through the one runner: its whole tree is
     killed on the time limit; what it prints is not kept."""
-    from aiagent.infra.process.collect import run_collected
 
     home = Path(os.path.expanduser("~"))
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from aiagent.agent.tools.shell.tools import ShellCommandTool
 from aiagent.contracts.tools import ToolContext
 
 OPEN = "<shell>"
@@ -106,7 +107,6 @@ async def run_shell_tags(answer: str, ctx: ToolContext) -> TagRound | None:
     commands = extract_commands(answer)
     if not commands:
         return None
-    from aiagent.agent.tools.shell.tools import ShellCommandTool
 
     _rounds, limit = tag_settings(ctx)
     tool = ShellCommandTool()

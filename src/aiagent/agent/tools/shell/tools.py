@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiagent.agent.tools.shell import snapshot
 from aiagent.agent.tools.shell.env import command_env
 from aiagent.agent.tools.shell.jobs import Job
 from aiagent.agent.tools.shell.runtime import ShellRuntime, ShellSettings, runtime
@@ -29,6 +30,7 @@ from aiagent.contracts.events import ToolOutputEvent
 from aiagent.contracts.tools import READ, ToolContext, ToolEffect, ToolError, ToolResult
 from aiagent.infra.process.capture import Capture
 from aiagent.infra.process.runner import Limits, Outcome, Running, new_tag, spawn, spawn_detached
+from aiagent.infra.sandbox import SandboxUnavailable, sandbox_argv, wrap_for_settings
 
 TIMEOUT_EXIT_CODE = 124
 CANCEL_EXIT_CODE = 130
@@ -73,7 +75,6 @@ def sandboxed(argv: list[str], ctx: ToolContext) -> list[str]:
     (``ctx.sandbox_required``: read-only mode, a saved or configured rule); unchanged
     otherwise. When no sandbox works here, an unapproved command runs as is and the result
     says so in one line."""
-    from aiagent.infra.sandbox import SandboxUnavailable, sandbox_argv, wrap_for_settings
 
     config = ctx.settings.get("sandbox") or {}
     try:
@@ -108,7 +109,6 @@ async def with_snapshot(ctx: ToolContext, rt: ShellRuntime, argv: list[str]) -> 
     """``[shell, "-lc", script]`` becomes ``[shell, "-c", script]`` with the environment the
     login shell set up once, outside the sandbox (:mod:`.snapshot`); the base environment
     for :func:`command_env` is returned with it (None: unchanged)."""
-    from aiagent.agent.tools.shell import snapshot
 
     if not rt.settings.snapshot or not snapshot.is_login_shell_argv(argv):
         return argv, None
