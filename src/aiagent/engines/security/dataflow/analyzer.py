@@ -33,6 +33,7 @@ from aiagent.engines.security.dataflow.names import (
 from aiagent.engines.security.dataflow.scope import BUILDERS, MUTATORS, Scope
 from aiagent.engines.security.dataflow.spec import Sink, TaintSpec, spec_for
 from aiagent.engines.security.dataflow.value import CONSTANT, UNKNOWN, Value
+from aiagent.infra.syntax.treesitter import get_language
 
 PARAM = "~param"
 RETURN_SINK = Sink("xss", "return", False, (), None, None, None)
@@ -519,7 +520,6 @@ def _family(language: str) -> str:
 def _query(language: str) -> Any:
     import tree_sitter
 
-    from aiagent.infra.syntax.treesitter import get_language
 
     return tree_sitter.Query(get_language(language), QUERIES[_family(language)])
 
