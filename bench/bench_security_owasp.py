@@ -1,15 +1,20 @@
-"""Score the static scan on the OWASP Benchmark for Python, beside bandit and semgrep.
+"""Score the static scan on the OWASP Benchmark for Python or Java, beside bandit and semgrep.
 
 Usage: python bench/bench_security_owasp.py CORPUS [--peers-bin DIR] [--semgrep-rules DIR]
                                            [--json] [--misses CATEGORY]
 
-CORPUS is a local copy of the public BenchmarkPython repository (kept outside this
-repository: `git archive HEAD | tar -x -C /work/corpora/BenchmarkPython`). Its
-``expectedresults-*.csv`` says, for each ``testcode/BenchmarkTestNNNNN.py``, its category,
+CORPUS is a local copy of the public BenchmarkPython or BenchmarkJava repository (kept
+outside this repository: `git archive HEAD | tar -x -C /work/corpora/BenchmarkPython`; for
+Java the CSV and ``src/main/java/org/owasp/benchmark/testcode`` are enough). Its
+``expectedresults-*.csv`` says, for each ``BenchmarkTestNNNNN`` file of the test code
+folder (``testcode/`` for Python), its category,
 whether it is a real vulnerability and the CWE. A tool *flags* a test case when it reports
 at least one finding (any severity but info) in that file whose CWE belongs to the case's
 category (``CATEGORY_CWES``: a category's close CWEs count, e.g. CWE-327 or CWE-328 for a
-weak hash). For bandit, whose CWE numbers are coarse (CWE-20 for every XML parser), its test
+weak hash; for Java, whose benchmark tells a weak cipher, CWE-327, from a weak hash, CWE-328,
+``JAVA_CWES`` replaces those two categories). bandit only reads Python and semgrep runs only
+with local --semgrep-config rules (no network), so on Java the table may hold aiagent alone.
+For bandit, whose CWE numbers are coarse (CWE-20 for every XML parser), its test
 ids are mapped to categories as well (``BANDIT_TESTS``), as the benchmark's own scorecard
 reader does. Per category and overall this prints TP/FN/TN/FP, TPR, FPR and Youden's index
 (TPR - FPR); the overall score is the mean of the categories' (the benchmark's convention).
@@ -42,7 +47,22 @@ BANDIT_TESTS = {  # bandit test id -> category (its CWE field is too coarse for 
     **{f"B{n}": "xxe" for n in (*range(313, 321), *range(405, 411))},
     "B701": "xss", "B702": "xss", "B703": "xss",
 }
+# BenchmarkJava scores a weak cipher (crypto, CWE-327) apart from a weak hash (CWE-328)
+JAVA_CWES = {**CATEGORY_CWES, "crypto": {327, 326}, "hash": {328, 916}}
+JAVA_TESTCODE = Path("src/main/java/org/owasp/benchmark/testcode")
 NAME = re.compile(r"BenchmarkTest\d+")
+
+
+def testcode(corpus: Path) -> Path:
+    """The test code folder, relative to the corpus: Python's testcode/ or Java's package."""
+    for rel in (Path("testcode"), JAVA_TESTCODE):
+        if (corpus / rel).is_dir():
+            return rel
+    raise SystemExit(f"bench_security_owasp: error: {corpus}: no testcode/ or {JAVA_TESTCODE} folder")
+
+
+def category_cwes(corpus: Path) -> dict[str, set[int]]:
+    return JAVA_CWES if testcode(corpus) == JAVA_TESTCODE else CATEGORY_CWES
 
 
 def expected(corpus: Path) -> dict[str, tuple[str, bool]]:
@@ -64,14 +84,15 @@ def ours(corpus: Path) -> dict[str, set[str]]:
     from aiagent.engines.security.engine import AuditOptions, run_audit
     from aiagent.engines.security.finding import Severity
 
-    result = run_audit(corpus / "testcode", SecurityConfig(),
+    result = run_audit(corpus / testcode(corpus), SecurityConfig(),
                        AuditOptions(scanners=("sast",), jobs=1))
+    categories = category_cwes(corpus)
     flagged: dict[str, set[str]] = defaultdict(set)
     for f in result.findings:
         m = NAME.search(f.location.file)
         cwe = int(f.cwe.split("-")[-1]) if f.cwe and f.cwe.split("-")[-1].isdigit() else 0
         if m and f.severity != Severity.INFO:
-            flagged[m.group()] |= {c for c, cwes in CATEGORY_CWES.items() if cwe in cwes}
+            flagged[m.group()] |= {c for c, cwes in categories.items() if cwe in cwes}
     return flagged
 
 
@@ -95,9 +116,10 @@ def bandit(exe: str, corpus: Path) -> dict[str, set[str]]:
 def semgrep(exe: str, corpus: Path, config: str) -> dict[str, set[str]]:
     configs = [arg for part in config.split(",") for arg in ("--config", part)]
     proc = subprocess.run([exe, "scan", "--metrics=off", "--disable-version-check", *configs,
-                           "--json", "-q", "--no-git-ignore", "testcode"], cwd=corpus,
+                           "--json", "-q", "--no-git-ignore", str(testcode(corpus))], cwd=corpus,
                           capture_output=True, text=True, check=False)
     data = json.loads(proc.stdout or "{}")
+    categories = category_cwes(corpus)
     flagged: dict[str, set[str]] = defaultdict(set)
     for r in data.get("results", []):
         m = NAME.search(r["path"])
@@ -105,7 +127,7 @@ def semgrep(exe: str, corpus: Path, config: str) -> dict[str, set[str]]:
         for cwe in cwes if isinstance(cwes, list) else [cwes]:
             n = re.match(r"CWE-(\d+)", str(cwe))
             if m and n:
-                flagged[m.group()] |= {c for c, s in CATEGORY_CWES.items() if int(n.group(1)) in s}
+                flagged[m.group()] |= {c for c, s in categories.items() if int(n.group(1)) in s}
     return flagged
 
 
@@ -166,8 +188,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", help="list the wrong cases of this category")
     args = parser.parse_args()
-    if not (args.corpus / "testcode").is_dir():
-        raise SystemExit(f"bench_security_owasp: error: {args.corpus}: no testcode/ folder")
+    java = testcode(args.corpus) == JAVA_TESTCODE
     truth = expected(args.corpus)
     runs = {"aiagent": lambda: ours(args.corpus)}
 
@@ -178,7 +199,7 @@ def main() -> int:
             return str(args.peers_bin / name)
         return shutil.which(name)
 
-    if exe := find("bandit"):
+    if not java and (exe := find("bandit")):
         runs["bandit"] = lambda exe=exe: bandit(exe, args.corpus)
     if (exe := find("semgrep")) and args.semgrep_config:
         runs["semgrep"] = lambda exe=exe: semgrep(exe, args.corpus, args.semgrep_config)

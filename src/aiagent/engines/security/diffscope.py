@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from aiagent.engines.security.errors import SecurityConfigError
+from aiagent.infra.process.git import GitError, prepare, run
 
 
 def changed_files(root: Path, diff: str) -> frozenset[str]:
@@ -23,7 +24,6 @@ def changed_files(root: Path, diff: str) -> frozenset[str]:
 
 def _git(cwd: Path, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
     """A hardened git call (see aiagent.infra.process.git); a config problem reads as a failure."""
-    from aiagent.infra.process.git import GitError, prepare, run
 
     try:
         done = run(prepare(cwd, *args), timeout)

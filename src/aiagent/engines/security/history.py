@@ -10,13 +10,13 @@ from pathlib import Path
 from aiagent.engines.security.config import SecurityConfig
 from aiagent.engines.security.finding import Finding, Location
 from aiagent.engines.security.scanners.secrets import SecretsScanner
+from aiagent.infra.process.git import GitError, prepare, run
 from aiagent.infra.syntax.languages import classify
 
 MAX_OUTPUT = 512 * 1024 * 1024
 
 
 def scan_history(root: Path, config: SecurityConfig, warnings: list[str]) -> list[Finding]:
-    from aiagent.infra.process.git import GitError, prepare, run
 
     if shutil.which("git") is None:
         warnings.append("--history: git is not installed")

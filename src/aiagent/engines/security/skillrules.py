@@ -19,8 +19,10 @@ from typing import Any, Protocol
 from aiagent.engines.security.config import Override, SecurityConfig, SkillRule, parse_config
 from aiagent.engines.security.errors import SecurityConfigError
 from aiagent.engines.security.rulepack import list_packs, load_pack
+from aiagent.engines.security.scanners.sast_query import compile_rule
 from aiagent.engines.security.scanners.sast_rules import SastRule, parse_rule
 from aiagent.engines.security.yamlio import YAMLError, load_yaml
+from aiagent.infra.syntax.treesitter import GRAMMARS, available
 
 RULE_KEYS = frozenset({
     "id", "title", "severity", "category", "cwe", "owasp", "confidence", "languages",
@@ -138,8 +140,6 @@ def _check_keys(raw: dict[str, Any], source: str, index: int) -> None:
 def check_runnable(rule: SastRule) -> None:
     """Compile tree-sitter queries now, so a bad one stops the audit before it starts
     (for skill rules and `.security.yaml` custom rules alike)."""
-    from aiagent.engines.security.scanners.sast_query import compile_rule
-    from aiagent.infra.syntax.treesitter import GRAMMARS, available
 
     if rule.kind == "regex" and rule.regex is None:
         raise SecurityConfigError(rule.source, f"{rule.id}.pattern.match", "required for type regex")

@@ -21,7 +21,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.skills.approvals import terminal_approver
+from aiagent.agent.skills.backends.base import BackendError
+from aiagent.agent.skills.permissions import PermissionDenied
 from aiagent.engines.security.errors import SecurityConfigError
+from aiagent.engines.security.report.common import severity_counts
+from aiagent.engines.security.scanners.registry import register_scanner, unregister_scanner
+from aiagent.engines.security.scanners.skill_adapter import SkillScannerAdapter
+from aiagent.infra.config.paths import project_root
+from aiagent.infra.config.settings import ConfigError, Settings
 
 if TYPE_CHECKING:
     import asyncio
@@ -59,7 +67,6 @@ class SkillSession:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        from aiagent.engines.security.scanners.registry import unregister_scanner
 
         for name in self.scanners:
             unregister_scanner(name)
@@ -100,8 +107,6 @@ class SkillSession:
 
     def _start_scanners(self) -> None:
         """Activate the chosen skills that have code and register their scanners."""
-        from aiagent.engines.security.scanners.registry import register_scanner
-        from aiagent.engines.security.scanners.skill_adapter import SkillScannerAdapter
 
         assert self.runtime is not None and self.runner is not None
         for name in self.names:
@@ -154,7 +159,6 @@ class SkillSession:
         """Fire ``on_security_scan_complete`` with the final findings."""
         if self.runtime is None or self.runner is None or not self.runtime.active:
             return
-        from aiagent.engines.security.report.common import severity_counts
 
         event = {
             "root": str(result.root),
@@ -169,7 +173,6 @@ def wanted(base: Path, requested: tuple[str, ...]) -> bool:
     """Cheap test: are skills asked for, or might the project hold some?"""
     if requested:
         return True
-    from aiagent.infra.config.paths import project_root
 
     roots = {project_root(base), base}
     return any((root / d).is_dir() for root in roots for d in PROJECT_SKILL_DIRS)
@@ -177,7 +180,6 @@ def wanted(base: Path, requested: tuple[str, ...]) -> bool:
 
 def _load(base: Path) -> Settings:
     """Settings for a session built without them (a library caller)."""
-    from aiagent.infra.config.settings import ConfigError, Settings
 
     try:
         return Settings.load(cwd=base)
@@ -187,10 +189,8 @@ def _load(base: Path) -> Settings:
 
 def _runtime(settings: Settings, requested: tuple[str, ...], approve: tuple[str, ...],
              report: Report) -> SkillRuntime:
-    from aiagent.agent.skills.approvals import terminal_approver
     from aiagent.agent.skills.factory import create_runtime
     from aiagent.agent.skills.loader import looks_like_path
-    from aiagent.infra.config.settings import ConfigError
 
     refs = [str(Path(os.path.expanduser(r)).resolve()) if looks_like_path(r) else r for r in requested]
     try:
@@ -279,8 +279,6 @@ def _imply_implementation(rt: SkillRuntime, name: str, report: Report) -> None:
 
 
 def _skill_errors() -> tuple[type[BaseException], ...]:
-    from aiagent.agent.skills.backends.base import BackendError
-    from aiagent.agent.skills.permissions import PermissionDenied
 
     return (BackendError, PermissionDenied, ValueError, LookupError)
 

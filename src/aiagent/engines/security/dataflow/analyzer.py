@@ -33,6 +33,7 @@ from aiagent.engines.security.dataflow.names import (
 from aiagent.engines.security.dataflow.scope import BUILDERS, MUTATORS, Scope
 from aiagent.engines.security.dataflow.spec import Sink, TaintSpec, spec_for
 from aiagent.engines.security.dataflow.value import CONSTANT, UNKNOWN, Value
+from aiagent.infra.syntax.treesitter import get_language
 
 PARAM = "~param"
 RETURN_SINK = Sink("xss", "return", False, (), None, None, None)
@@ -365,7 +366,12 @@ class FileAnalysis:
         if not raw:
             return
         name = resolve(raw, self.aliases)
+        text = ""
         for sink in self.spec.sinks_for(name, raw, assign=True):
+            if sink.when or sink.unless:  # tested on the assignment's text
+                text = text or (node.text or b"").decode("utf-8", "replace")
+                if (sink.when and not sink.when.search(text)) or (sink.unless and sink.unless.search(text)):
+                    continue
             self.hits.append(SinkHit(sink, node, value, name))
 
     def apply_guards(self, scope: Scope, condition: Any) -> None:
@@ -514,7 +520,6 @@ def _family(language: str) -> str:
 def _query(language: str) -> Any:
     import tree_sitter
 
-    from aiagent.infra.syntax.treesitter import get_language
 
     return tree_sitter.Query(get_language(language), QUERIES[_family(language)])
 

@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 from aiagent.engines.security.dataflow.grammar import JAVASCRIPT, Grammar, callee
+from aiagent.infra.syntax.treesitter import get_language
 
 MAX_PARTS = 12
 
@@ -185,7 +186,6 @@ IMPORT_QUERIES = {  # the analyzer runs these inside its one query per file (cap
 def _query(language: str) -> Any:
     import tree_sitter
 
-    from aiagent.infra.syntax.treesitter import get_language
 
     family = "python" if language == "python" else "javascript"
     return tree_sitter.Query(get_language(language), IMPORT_QUERIES[family])

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 
 TEXT_CAP = 400
 ALL = "all"
+# a number made from a predictable generator is still predictable: a conversion
+# (`int(...)`, `Math.floor(...)`) that makes a value safe for every sink keeps these
+KEPT_BY_CONVERSION = frozenset({"weakrand"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +40,8 @@ class Value:
     def clear(self, classes: Iterable[str]) -> Value:
         classes = frozenset(classes)
         if ALL in classes:
-            return CONSTANT
+            kept = self.sources & KEPT_BY_CONVERSION
+            return Value(sources=kept) if kept else CONSTANT
         return Value(self.dynamic, self.sources, self.built, self.cleared | classes,
                      self.text, self.literal)
 

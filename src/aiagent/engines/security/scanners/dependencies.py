@@ -9,6 +9,7 @@ from typing import Any
 from aiagent.engines.security.config import BannedDependency, SecurityConfig
 from aiagent.engines.security.deps.lockfiles import parser_for
 from aiagent.engines.security.deps.manifests import parse_package_json, unresolved_manifests
+from aiagent.engines.security.deps.osv_online import online_records
 from aiagent.engines.security.deps.osvdb import (
     AdvisoryIndex,
     AdvisorySource,
@@ -120,7 +121,6 @@ def _online(packages: list[Package], ctx: ScanContext) -> dict[tuple[str, str, s
     """Records from the OSV API (cached) when asked for; a warning and nothing on failure."""
     if ctx.osv_online is None or not packages:
         return {}
-    from aiagent.engines.security.deps.osv_online import online_records
 
     return online_records(packages, ctx.osv_online, ctx.warnings)
 

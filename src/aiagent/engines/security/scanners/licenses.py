@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from aiagent.engines.security.config import SecurityConfig
+from aiagent.engines.security.config import LicensePolicy, SecurityConfig
 from aiagent.engines.security.discovery import Inventory
 from aiagent.engines.security.finding import Category, Confidence, Finding, Location, Severity
 from aiagent.engines.security.licensing.data import license_data
@@ -94,7 +94,6 @@ class LicenseScanner:
 
 def _copyleft_only(expression: str) -> bool:
     """True when every way to satisfy the expression takes a strong or network copyleft."""
-    from aiagent.engines.security.config import LicensePolicy
 
     strong = [i for kind in ("strong", "network") for i in license_data()["copyleft"][kind]]
     return bool(failures(parse(expression), LicensePolicy(deny=tuple(strong))))

@@ -11,6 +11,7 @@ from aiagent.engines.security.config import SecurityConfig
 from aiagent.engines.security.discovery import SourceFile
 from aiagent.engines.security.errors import SecurityConfigError
 from aiagent.engines.security.finding import Finding, Location
+from aiagent.engines.security.pathcontext import SCRIPT, default_categories
 from aiagent.engines.security.redaction import evidence as redacted_evidence
 from aiagent.engines.security.regexsafe import RegexCompileError, RegexTimeout, timeout_note
 from aiagent.engines.security.rulepack import list_packs, load_pack, packs_version
@@ -23,6 +24,7 @@ from aiagent.engines.security.scanners.sast_query import (
 )
 from aiagent.engines.security.scanners.sast_rules import SastRule, parse_rule
 from aiagent.engines.security.scanners.sast_taint import taint_matches, taint_query
+from aiagent.engines.security.skillrules import check_runnable
 from aiagent.engines.security.textpos import line_at
 from aiagent.infra.syntax.treesitter import GRAMMARS, available, parse
 
@@ -38,7 +40,6 @@ def config_rules(config: SecurityConfig) -> list[SastRule]:
     """`.security.yaml` custom rules, then the rules Security Rule Skills contribute.
     A custom rule that cannot run (a bad query, no pattern) is a SecurityConfigError naming
     the file and the rule, not a warning per file."""
-    from aiagent.engines.security.skillrules import check_runnable
 
     rules = [parse_rule(raw, config.source or ".security.yaml") for raw in config.rules]
     for rule in rules:
@@ -170,7 +171,6 @@ class SastScanner:
 
 
 def _in_script(rel: str) -> bool:
-    from aiagent.engines.security.pathcontext import SCRIPT, default_categories
 
     return default_categories().category(rel) == SCRIPT
 

@@ -81,7 +81,7 @@ def taint_query(language: str) -> str:
 
 
 # Source kinds that are not input: only a rule naming them in ``sources`` asks for them.
-NOT_INPUT = frozenset({"weakrand"})
+NOT_INPUT = frozenset({"weakrand", "tar_archive", "archive_entry"})
 
 
 def accepts(rule: SastRule, hit: SinkHit) -> bool:

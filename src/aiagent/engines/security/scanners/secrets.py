@@ -9,6 +9,8 @@ from aiagent.engines.security.config import SecurityConfig
 from aiagent.engines.security.discovery import SourceFile
 from aiagent.engines.security.entropy import charset, shannon
 from aiagent.engines.security.finding import Confidence, Finding, Location
+from aiagent.engines.security.redaction import evidence as redacted_evidence
+from aiagent.engines.security.redaction import mask
 from aiagent.engines.security.regexsafe import PatternSet, RegexTimeout, SafePattern, timeout_note
 from aiagent.engines.security.rulepack import packs_version
 from aiagent.engines.security.scanners.secrets_rules import (
@@ -169,8 +171,6 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _finding(rule: SecretRule, file: SourceFile, line_no: int, line: bytes, secret: bytes,
              test_path: bool) -> Finding:
-    from aiagent.engines.security.redaction import evidence as redacted_evidence
-    from aiagent.engines.security.redaction import mask
 
     # Every secret on the line is masked, not only this one; this one is masked even
     # when the redactor's rules would not see it alone (its rule needed the context).
