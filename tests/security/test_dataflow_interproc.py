@@ -91,3 +91,12 @@ def test_recursive_helpers_terminate() -> None:
             "@app.route('/x')\ndef x():\n    a(request.args['c'], 3)\n    return 'ok'\n")
     (f,) = command_findings(code)
     assert f.location.start_line == line(code, "    a(request.args['c'], 3)")
+
+
+
+def test_helper_sink_reported_on_its_own_is_not_repeated_at_the_call() -> None:
+    code = ("function show(message) {\n  document.getElementById('f').innerHTML = message;\n}\n"
+            "const params = new URLSearchParams(window.location.search);\n"
+            "show(params.get('msg'));\n")
+    found = scanner().scan_file(source("app.js"), code.encode())
+    assert [(f.id, f.location.start_line) for f in found if f.cwe == "CWE-79"] == [("JS-XSS-001", 2)]
