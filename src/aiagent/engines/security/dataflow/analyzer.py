@@ -49,12 +49,14 @@ class SinkHit:
     node: Any
     value: Value
     name: str
+    via: Any = None  # the sink inside a local helper this call reaches (the helper's own node)
 
 
 @dataclass(frozen=True, slots=True)
 class Summary:
     base: Value
     through: Value | None  # the result when the arguments flow into it (None: they do not)
+    sinks: tuple[SinkHit, ...] = ()  # sinks its parameters reach (values marked ~paramN)
 
 
 def supported(language: str) -> bool:
@@ -97,6 +99,8 @@ class FileAnalysis:
             if self.spec.html_routes is not None else set()
         self._candidates = sorted([*(n.start_byte for n in self._candidate_nodes if self._may_sink(n)),
                                    *(b + 1 for b in self._html_routes)])
+        if self._candidates and self.functions:
+            self._add_helper_calls()
         if not self._candidates:
             return []
         module = Scope(self, {}, emit=True)
@@ -111,6 +115,36 @@ class FileAnalysis:
         except RecursionError:
             pass
         return self.hits
+
+    def _add_helper_calls(self) -> None:
+        """Calls of local helpers that hold a sink are candidates too (their summaries may
+        report the sink at the call); helpers calling helpers, a few levels deep."""
+        g = self.grammar
+        calls = [n for n in self._candidate_nodes if n.type in g.calls]
+        for _ in range(MAX_SUMMARY_DEPTH):
+            sinking = {name for name, fn in self.functions.items() if self._holds_candidate(fn)}
+            known = set(self._candidates)
+            added = [n.start_byte for n in calls if n.start_byte not in known
+                     and self._local_callee(n, sinking) is not None]
+            if not added:
+                return
+            self._candidates = sorted([*self._candidates, *added])
+
+    def _local_callee(self, node: Any, among: Any) -> Any:
+        """The local function ``node`` calls (`helper(...)`, `self.helper(...)`), if in ``among``."""
+        target = callee(node, self.grammar)
+        if target is None:
+            return None
+        last = target.text if target.type in self.grammar.names else \
+            (_member_name(target, self.grammar).encode() if target.type in self.grammar.members else b"")
+        if not last or (last or b"").decode("utf-8", "replace") not in among:
+            return None
+        return self._helper(dotted(target, self.grammar))
+
+    def _helper(self, raw: str) -> Any:
+        head, _, rest = raw.partition(".")
+        local = rest if head in self.grammar.self_names and "." not in rest else raw
+        return self.functions.get(local) if raw and "." not in local else None
 
     def _may_sink(self, node: Any) -> bool:
         """A call or assignment whose callee/target names a sink of the spec."""
@@ -147,9 +181,11 @@ class FileAnalysis:
         return i < len(self._candidates) and self._candidates[i] < fn.end_byte
 
     def _walk_function(self, fn: Any, env: dict[str, Value], param: Value | str | None,
-                       emit: bool) -> Scope:
-        """Walk ``fn``; its parameters hold ``param`` (a string: each its own marked source)."""
-        scope = Scope(self, env, emit, html_route=emit and fn.start_byte in self._html_routes)
+                       emit: bool, collect: list[SinkHit] | None = None) -> Scope:
+        """Walk ``fn``; its parameters hold ``param`` (a string: each its own marked source).
+        ``collect``: where the sinks reached by marked parameters go (a summary's walk)."""
+        scope = Scope(self, env, emit, html_route=emit and fn.start_byte in self._html_routes,
+                      collect=collect)
         for i, (name, node) in enumerate(_parameters(fn, self.grammar)):
             if isinstance(param, str):
                 scope.env[name] = V.source({f"{param}{i}"})
@@ -255,9 +291,7 @@ class FileAnalysis:
         receiver = self._receiver(scope, target)
         if clears is not None:
             return V.join([*args, *([receiver] if receiver else [])]).clear(clears)
-        head, _, rest = raw.partition(".")
-        local = rest if head in self.grammar.self_names and "." not in rest else raw
-        helper = self.functions.get(local) if raw and "." not in local else None
+        helper = self._helper(raw)
         if helper is not None:
             return self._apply(helper, args)
         method = _member_name(target, self.grammar)
@@ -310,11 +344,12 @@ class FileAnalysis:
         self._depth += 1
         try:
             base = V.join(self._walk_function(fn, {}, CONSTANT, emit=False).returns)
-            marked = V.join(self._walk_function(fn, {}, PARAM, emit=False).returns)
+            sinks: list[SinkHit] = []
+            marked = V.join(self._walk_function(fn, {}, PARAM, emit=False, collect=sinks).returns)
         finally:
             self._depth -= 1
         flows = any(s.startswith(PARAM) for s in marked.sources)
-        summary = Summary(base, marked if flows else None)
+        summary = Summary(base, marked if flows else None, tuple(sinks))
         self._summaries[key] = summary
         return summary
 
@@ -325,8 +360,11 @@ class FileAnalysis:
             return
         args = self.call_arguments(node)
         self._track_mutation(scope, raw, args)
-        if not scope.emit:
+        if not scope.emit and scope.collect is None:
             return
+        helper = self._helper(raw)
+        if helper is not None and self._holds_candidate(helper):
+            self._check_helper_call(scope, node, raw, helper, args)
         classes: set[str] = set()
         for sink in self.spec.sinks_for(name, raw, assign=False):
             if sink.sink_class in classes:
@@ -337,7 +375,31 @@ class FileAnalysis:
             value = self._sink_value(scope, sink, args, target)
             if value is not None:
                 classes.add(sink.sink_class)
-                self.hits.append(SinkHit(sink, node, value, name))
+                self._report(scope, SinkHit(sink, node, value, name))
+
+    def _report(self, scope: Scope, hit: SinkHit) -> None:
+        """A hit of a walked function, or (a summary's walk) one its parameters reach."""
+        if scope.emit:
+            self.hits.append(hit)
+        elif scope.collect is not None and any(s.startswith(PARAM) for s in hit.value.sources):
+            scope.collect.append(hit)
+
+    def _check_helper_call(self, scope: Scope, node: Any, raw: str, helper: Any,
+                           args: list[Any]) -> None:
+        """`run(request.args["c"])` where `def run(cmd)` passes `cmd` to a sink: the sink's
+        hit at this call, with the arguments' values in place of the parameters."""
+        summary = self._summary(helper)
+        if summary is None or not summary.sinks:
+            return
+        positional = _split_arguments(args, self.grammar)[0]
+        values = [scope.eval(a) for a in positional]
+        params = _parameters(helper, self.grammar)
+        if "." in raw and params and params[0][0] in {*self.grammar.self_names, "cls"}:
+            values.insert(0, CONSTANT)  # `self.run(x)`: x is the second parameter
+        for hit in summary.sinks:
+            value = _substitute(hit.value, values)
+            if value is not None:
+                self._report(scope, SinkHit(hit.sink, node, value, hit.name, hit.via or hit.node))
 
     def _sink_value(self, scope: Scope, sink: Sink, args: list[Any], target: Any) -> Value | None:
         if not sink.args:
@@ -360,7 +422,7 @@ class FileAnalysis:
         return V.join(scope.eval(n) for n in chosen)
 
     def check_assign(self, scope: Scope, node: Any, target: Any, value: Value) -> None:
-        if not scope.emit:
+        if not scope.emit and scope.collect is None:
             return
         raw = dotted(target, self.grammar)
         if not raw:
@@ -372,7 +434,7 @@ class FileAnalysis:
                 text = text or (node.text or b"").decode("utf-8", "replace")
                 if (sink.when and not sink.when.search(text)) or (sink.unless and sink.unless.search(text)):
                     continue
-            self.hits.append(SinkHit(sink, node, value, name))
+            self._report(scope, SinkHit(sink, node, value, name))
 
     def apply_guards(self, scope: Scope, condition: Any) -> None:
         """`if not path.startswith(base)`: the checked value is safe for the guard's classes."""
@@ -398,6 +460,18 @@ class FileAnalysis:
         if method in MUTATORS and head and "." not in head and head in scope.env:
             added = V.join(scope.eval(a) for a in args)
             scope.env[head] = V.join([scope.env[head], added])
+
+
+def _substitute(marked: Value, args: list[Value]) -> Value | None:
+    """``marked`` (a sink's value in a summary) with the call's arguments for its
+    ~paramN sources; None when no argument that reaches the sink is dynamic."""
+    flowing = [a for i, a in enumerate(args) if f"{PARAM}{i}" in marked.sources]
+    if not any(a.dynamic for a in flowing):
+        return None
+    passed = V.join(flowing)
+    sources = frozenset(s for s in marked.sources if not s.startswith(PARAM)) | passed.sources
+    return Value(True, sources, marked.built or passed.built, marked.cleared | passed.cleared,
+                 marked.text, False)
 
 
 def _calls_in(node: Any, g: Grammar, limit: int = 200) -> list[Any]:

@@ -51,6 +51,7 @@ class Scope:
     returns: list[Value] = field(default_factory=list)
     nested: list[Any] = field(default_factory=list)
     html_route: bool = False  # a web handler whose returned string is the HTML response
+    collect: list[Any] | None = None  # a summary's walk: sinks its parameters reach
     # Python only: names bound to known constants, lists and dicts whose items are known
     # one by one (constant indexes and keys), and which dicts are ConfigParsers
     consts: dict[str, Any] = field(default_factory=dict)

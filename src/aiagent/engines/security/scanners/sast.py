@@ -141,12 +141,17 @@ class SastScanner:
                     nodes: dict[str, list[Any]]) -> list[Finding]:
         rules = [r for r in self._taint_rules.get(file.language, []) if r.applies_to_path(file.rel)]
         out = []
-        for rule, node, kinds in taint_matches(rules, file.language, file.rel, root, data, nodes):
+        for rule, node, kinds, via in taint_matches(rules, file.language, file.rel, root, data, nodes):
             if rule.not_match is not None and rule.not_match.search(node.text or b""):
                 continue
             first_line = (node.text or b"").split(b"\n", 1)[0]
+            if via is not None:  # the sink is in a local helper this call reaches
+                sink_line = via.start_point[0] + 1
+                first_line += b"  -> line %d: %s" % (sink_line, (via.text or b"").split(b"\n", 1)[0])
             found = _finding(rule, file, node.start_point[0] + 1, node.end_point[0] + 1,
                              enclosing_function(node), first_line)
+            if via is not None:
+                found.metadata["sink_line"] = str(via.start_point[0] + 1)
             if kinds and _in_script(file.rel):  # path context weighs outside input there
                 found.metadata["input"] = ",".join(sorted(kinds))
             out.append(found)

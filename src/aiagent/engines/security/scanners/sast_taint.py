@@ -23,18 +23,19 @@ from aiagent.engines.security.scanners.sast_rules import SastRule
 
 def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any, data: bytes,
                   captures: dict[str, list[Any]] | None = None
-                  ) -> list[tuple[SastRule, Any, frozenset[str]]]:
-    """(rule, node, input kinds) for every hit a rule accepts; most severe rule first per
-    node and CWE. The input kinds are the taint sources that reach the sink (``http``,
-    ``cli``…; empty for a value only built at run time). ``captures``: the nodes of
-    :func:`taint_query` already queried by the caller."""
+                  ) -> list[tuple[SastRule, Any, frozenset[str], Any]]:
+    """(rule, node, input kinds, sink node) for every hit a rule accepts; most severe rule
+    first per node and CWE. The input kinds are the taint sources that reach the sink
+    (``http``, ``cli``…; empty for a value only built at run time). The sink node is the
+    sink inside a local helper that the call ``node`` reaches, else None. ``captures``:
+    the nodes of :func:`taint_query` already queried by the caller."""
     if not rules or not supported(language):
         return []
     hits, defined = analyze(language, root, data, captures)
     spec = spec_for(language)
     assert spec is not None, language
     internal = spec.internal_paths
-    out: list[tuple[SastRule, Any, frozenset[str]]] = []
+    out: list[tuple[SastRule, Any, frozenset[str], Any]] = []
     seen: set[tuple[int, int, str]] = set()
     for hit in hits:
         cls = hit.sink.sink_class
@@ -48,17 +49,20 @@ def taint_matches(rules: list[SastRule], language: str, rel: str, root: Any, dat
             if key in seen:
                 continue
             seen.add(key)
-            out.append((rule, hit.node, hit.value.sources - NOT_INPUT))
+            out.append((rule, hit.node, hit.value.sources - NOT_INPUT, hit.via))
+    # a helper's sink that is a finding of its own is not reported again at each call
+    out = [f for f in out if f[3] is None
+           or (f[3].start_byte, f[3].end_byte, f[0].cwe) not in seen]
     return _most_severe_per_line(out)
 
 
-def _most_severe_per_line(found: list[tuple[SastRule, Any, frozenset[str]]]
-                          ) -> list[tuple[SastRule, Any, frozenset[str]]]:
+def _most_severe_per_line(found: list[tuple[SastRule, Any, frozenset[str], Any]]
+                          ) -> list[tuple[SastRule, Any, frozenset[str], Any]]:
     """A sink call inside another of the same CWE is one finding (`eval(compile(x))`): the
     most severe rule's, else the outer call's. Separate calls on a line stay separate."""
     dropped: set[int] = set()
-    for i, (rule, node, _) in enumerate(found):
-        for j, (other, outer, _) in enumerate(found):
+    for i, (rule, node, *_) in enumerate(found):
+        for j, (other, outer, *_) in enumerate(found):
             if i == j or j in dropped or rule.cwe != other.cwe or not _within(node, outer):
                 continue
             if other.severity.rank >= rule.severity.rank:
