@@ -109,7 +109,7 @@ class FileAnalysis:
             pending = [(fn, dict(module.env)) for fn in module.nested]
             while pending:
                 fn, env = pending.pop()
-                if self._holds_candidate(fn):
+                if self.holds_candidate(fn):
                     scope = self._walk_function(fn, env, None, emit=True)
                     pending.extend((inner, dict(scope.env)) for inner in scope.nested)
         except RecursionError:
@@ -122,7 +122,7 @@ class FileAnalysis:
         g = self.grammar
         calls = [n for n in self._candidate_nodes if n.type in g.calls]
         for _ in range(MAX_SUMMARY_DEPTH):
-            sinking = {name for name, fn in self.functions.items() if self._holds_candidate(fn)}
+            sinking = {name for name, fn in self.functions.items() if self.holds_candidate(fn)}
             known = set(self._candidates)
             added = [n.start_byte for n in calls if n.start_byte not in known
                      and self._local_callee(n, sinking) is not None]
@@ -173,10 +173,8 @@ class FileAnalysis:
             return True
         return self.spec.maybe_sink(last, target.text or b"", self.aliases)
 
-    def holds_candidate(self, node: Any) -> bool:
-        return self._holds_candidate(node)
-
-    def _holds_candidate(self, fn: Any) -> bool:
+    def holds_candidate(self, fn: Any) -> bool:
+        """Whether a candidate sink call lies inside ``fn``'s bytes."""
         i = bisect_left(self._candidates, fn.start_byte)
         return i < len(self._candidates) and self._candidates[i] < fn.end_byte
 
@@ -359,11 +357,11 @@ class FileAnalysis:
         if not raw:
             return
         args = self.call_arguments(node)
-        self._track_mutation(scope, raw, args)
+        _track_mutation(scope, raw, args)
         if not scope.emit and scope.collect is None:
             return
         helper = self._helper(raw)
-        if helper is not None and self._holds_candidate(helper):
+        if helper is not None and self.holds_candidate(helper):
             self._check_helper_call(scope, node, raw, helper, args)
         classes: set[str] = set()
         for sink in self.spec.sinks_for(name, raw, assign=False):
@@ -372,7 +370,7 @@ class FileAnalysis:
             text = (node.text or b"").decode("utf-8", "replace")
             if (sink.when and not sink.when.search(text)) or (sink.unless and sink.unless.search(text)):
                 continue
-            value = self._sink_value(scope, sink, args, target)
+            value = _sink_value(self.grammar, scope, sink, args, target)
             if value is not None:
                 classes.add(sink.sink_class)
                 self._report(scope, SinkHit(sink, node, value, name))
@@ -400,26 +398,6 @@ class FileAnalysis:
             value = _substitute(hit.value, values)
             if value is not None:
                 self._report(scope, SinkHit(hit.sink, node, value, hit.name, hit.via or hit.node))
-
-    def _sink_value(self, scope: Scope, sink: Sink, args: list[Any], target: Any) -> Value | None:
-        if not sink.args:
-            return UNKNOWN
-        positional, keywords = _split_arguments(args, self.grammar)
-        chosen = []
-        for spec in sink.args:
-            if spec == "receiver":  # Ruby `value.html_safe`
-                obj = target.child_by_field_name(self.grammar.members[target.type][0]) \
-                    if target is not None and target.type in self.grammar.members else None
-                chosen.extend([obj] if obj is not None else [])
-            elif spec == "*":
-                chosen.extend([*positional, *keywords.values()])
-            elif isinstance(spec, int) and -len(positional) <= spec < len(positional):
-                chosen.append(positional[spec])
-            elif isinstance(spec, str) and spec in keywords:
-                chosen.append(keywords[spec])
-        if not chosen:
-            return None
-        return V.join(scope.eval(n) for n in chosen)
 
     def check_assign(self, scope: Scope, node: Any, target: Any, value: Value) -> None:
         if not scope.emit and scope.collect is None:
@@ -455,11 +433,36 @@ class FileAnalysis:
                     if key in scope.env:
                         scope.env[key] = scope.env[key].clear(guard.clears)
 
-    def _track_mutation(self, scope: Scope, raw: str, args: list[Any]) -> None:
-        head, _, method = raw.rpartition(".")
-        if method in MUTATORS and head and "." not in head and head in scope.env:
-            added = V.join(scope.eval(a) for a in args)
-            scope.env[head] = V.join([scope.env[head], added])
+
+
+def _sink_value(grammar: Any, scope: Scope, sink: Sink, args: list[Any], target: Any) -> Value | None:
+    """The value of the arguments ``sink`` reads at this call (None: it reads none here)."""
+    if not sink.args:
+        return UNKNOWN
+    positional, keywords = _split_arguments(args, grammar)
+    chosen = []
+    for spec in sink.args:
+        if spec == "receiver":  # Ruby `value.html_safe`
+            obj = target.child_by_field_name(grammar.members[target.type][0]) \
+                if target is not None and target.type in grammar.members else None
+            chosen.extend([obj] if obj is not None else [])
+        elif spec == "*":
+            chosen.extend([*positional, *keywords.values()])
+        elif isinstance(spec, int) and -len(positional) <= spec < len(positional):
+            chosen.append(positional[spec])
+        elif isinstance(spec, str) and spec in keywords:
+            chosen.append(keywords[spec])
+    if not chosen:
+        return None
+    return V.join(scope.eval(n) for n in chosen)
+
+
+def _track_mutation(scope: Scope, raw: str, args: list[Any]) -> None:
+    """``items.append(x)``: what was added joins the receiver's value."""
+    head, _, method = raw.rpartition(".")
+    if method in MUTATORS and head and "." not in head and head in scope.env:
+        added = V.join(scope.eval(a) for a in args)
+        scope.env[head] = V.join([scope.env[head], added])
 
 
 def _substitute(marked: Value, args: list[Value]) -> Value | None:
