@@ -116,7 +116,7 @@ def test_gemini_cli_lists_the_exported_skills(run_cli, proj: Path, clean_env: di
     gemini = shutil.which("gemini")
     if gemini is None:
         pytest.skip("needs gemini: npm i -g @google/gemini-cli (installed by .ci/run)")
-    assert run_cli("skill", "export", "--engine", "gemini", cwd=proj).returncode == 0
+    assert run_cli("skill", "export", "--engine", "gemini", "--builtin", cwd=proj).returncode == 0
     assert run_cli("skill", "export", "plain", "--engine", "gemini", "--scope", "user", "--link", cwd=proj).returncode == 0
     home = Path(clean_env["HOME"])
     (home / ".gemini").mkdir(exist_ok=True)
