@@ -1,5 +1,5 @@
 """Log analysis: a log (stdin or a file, gzip or not) read as a stream with bounded
-memory, parsed, mined into templates (drain3) and summarised into a static report;
+memory, parsed, mined into templates (``miner.py``) and summarised into a static report;
 a model, when there is one, turns a bounded briefing of that report into an incident
 report checked against ``data/incident.schema.json``.
 

@@ -2,7 +2,7 @@
 
 Every line is counted at C speed: a line's *key* is the line with its digits and hex
 letters turned into ``0`` (``bytes.translate``), the keys of a block are counted with a
-``Counter``, and only a key not seen before is parsed and mined with drain3. Only lines
+``Counter``, and only a key not seen before is parsed and mined (``miner.TemplateMiner``). Only lines
 whose key is a warning or worse are visited one by one: their event (a stack trace is
 one event), time, exemplars and context. Where a key's timestamp sits is learnt once
 (one anchored match per line after that), and a one-line event that is not kept as an

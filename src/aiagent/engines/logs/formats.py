@@ -81,7 +81,7 @@ def _structured(fmt: str, record: dict[str, Any], fields: dict[str, list[str]], 
     ts_text = _field(record, fields["ts"])
     message = _field(record, fields["msg"]) or line.strip()
     level = level_of(_field(record, fields["level"]), message, rules)
-    if level != "unknown":  # the level leads, so drain3 keeps levels in separate clusters
+    if level != "unknown":  # the level leads: levels never share a template
         message = f"{level.upper()} {message}"
     return Parsed(fmt, parse_time(ts_text) if ts_text else None, level, message)
 

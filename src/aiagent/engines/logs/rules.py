@@ -81,7 +81,6 @@ class Patterns:
     after_frame: re.Pattern[str]
     event_max_lines: int
     event_max_chars: int
-    masks: dict[str, str]
     variables: re.Pattern[str]  # parts of a token that are variables
     inner_number: re.Pattern[str]
 
@@ -106,7 +105,6 @@ def patterns() -> Patterns:
         after_frame=re.compile(raw["events"]["after_frame"]),
         event_max_lines=int(raw["events"]["max_lines"]),
         event_max_chars=int(raw["events"]["max_chars"]),
-        masks=dict(raw["mask"]),
         variables=re.compile("|".join(f"(?:{rx})" for name, rx in raw["variables"].items()
                                      if name != "inner_number")),
         inner_number=re.compile(raw["variables"]["inner_number"]),

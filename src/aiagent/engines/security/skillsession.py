@@ -82,8 +82,8 @@ class SkillSession:
         import asyncio
 
         self.runner = asyncio.Runner()
-        self.runtime = _runtime(self.settings or _load(base), self.requested, self.approve,
-                                self.report)
+        assert self.settings is not None, "the front-end's settings (loaded once) are needed"
+        self.runtime = _runtime(self.settings, self.requested, self.approve, self.report)
         # a skill's file access is relative to (and bounded by) the audited folder
         self.runtime.services.root = Path(os.path.realpath(base))
         self.names = _select(self.runtime, self.requested, self.report)
@@ -176,15 +176,6 @@ def wanted(base: Path, requested: tuple[str, ...]) -> bool:
 
     roots = {project_root(base), base}
     return any((root / d).is_dir() for root in roots for d in PROJECT_SKILL_DIRS)
-
-
-def _load(base: Path) -> Settings:
-    """Settings for a session built without them (a library caller)."""
-
-    try:
-        return Settings.load(cwd=base)
-    except ConfigError as exc:
-        raise SecurityConfigError("config.toml", "skills", str(exc)) from None
 
 
 def _runtime(settings: Settings, requested: tuple[str, ...], approve: tuple[str, ...],

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 PHASE = "on_before_wiki_section"
 MAX_ADDED = 16_000
-DEFAULT_TIMEOUT = 10.0
 
 Say = Callable[[str], None]
 

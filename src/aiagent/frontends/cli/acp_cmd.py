@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from aiagent.frontends.cli.settings_load import top_level_options
+from aiagent.frontends.cli.settings_load import run_options
 
 
 @click.command("acp")
@@ -15,7 +15,6 @@ def acp(provider: str | None, model: str | None) -> None:
     from aiagent.frontends.acp.main import run
     from aiagent.frontends.acp.server import AcpOptions
 
-    top = top_level_options()  # `aiagent --trust --provider openai acp` counts too
-    raise SystemExit(run(AcpOptions(provider=provider or top.get("provider"),
-                                    model=model or top.get("model"),
-                                    trust=bool(top.get("trust")))))
+    chosen = run_options(provider, model)  # `aiagent --trust --provider openai acp` counts too
+    raise SystemExit(run(AcpOptions(provider=chosen.get("provider"), model=chosen.get("model"),
+                                    trust=bool(chosen.get("trust")))))

@@ -10,7 +10,7 @@ import click
 
 from aiagent.app import Application
 from aiagent.contracts.providers import AuthError
-from aiagent.frontends.cli.settings_load import load_settings, top_level_options
+from aiagent.frontends.cli.settings_load import load_settings, run_options
 from aiagent.frontends.web.guard import is_loopback
 from aiagent.frontends.web.server import ServeOptions
 from aiagent.frontends.web.server import serve as run_server
@@ -65,11 +65,7 @@ def _run_flags(provider: str | None, model: str | None) -> dict[str, Any]:
     """What every scheduled run takes from this command line: provider and model, and the
     top-level ``--trust`` (``aiagent --trust serve``: this folder and the folders inside it,
     for as long as this server runs)."""
-
-    top = top_level_options()
-    flags = {"provider": provider or top.get("provider"), "model": model or top.get("model"),
-             "trust": bool(top.get("trust"))}
-    return {k: v for k, v in flags.items() if v}
+    return run_options(provider, model)
 
 
 def _tick(text: str) -> float:

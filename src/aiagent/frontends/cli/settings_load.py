@@ -28,6 +28,16 @@ def top_level_options() -> dict[str, Any]:
     return {k: v for k, v in root.params.items() if v not in (None, False, ())}
 
 
+def run_options(provider: str | None = None, model: str | None = None) -> dict[str, Any]:
+    """The options a long-running command hands to each run it starts (``serve``'s scheduled
+    tasks, ``acp``'s sessions): its own ``--provider``/``--model``, else the top-level ones,
+    and the top-level ``--trust``. Only those set."""
+    top = top_level_options()
+    options = {"provider": provider or top.get("provider"), "model": model or top.get("model"),
+               "trust": bool(top.get("trust"))}
+    return {k: v for k, v in options.items() if v}
+
+
 def settings_flags(options: Mapping[str, Any] | None = None,
                    extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The command-line layer: the top-level options, then the sub-command's own (which
