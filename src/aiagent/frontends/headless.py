@@ -67,6 +67,9 @@ class Transcript:
     errors: list[str] = field(default_factory=list)
     done: DoneEvent | None = None
     plan: PlanUpdatedEvent | None = None  # the last one (a resumed session's, until replaced)
+    denials: list[dict[str, Any]] = field(default_factory=list)  # calls nobody could approve
+    cost_usd: float | None = None  # dollars so far, when the model's price is known
+    stop_message: str = ""  # why a budget stopped the run
 
     def add(self, event: AgentEvent) -> None:
         if isinstance(event, TextDeltaEvent):
@@ -90,6 +93,10 @@ class Transcript:
                     break
         elif isinstance(event, PlanUpdatedEvent):
             self.plan = event
+        elif isinstance(event, ApprovalRequestEvent):
+            last = self.tool_calls[-1] if self.tool_calls else {}
+            self.denials.append({"tool_name": event.tool, "tool_input": event.args,
+                                 "tool_use_id": last.get("id", "") if last.get("name") == event.tool else ""})
         elif isinstance(event, ErrorEvent):
             self.errors.append(event.message)
         elif isinstance(event, DoneEvent):
@@ -137,8 +144,9 @@ class Renderer:
         done = transcript.done
         if not self.live and done is not None and done.answer:
             self.out.write(neutralise(done.answer).rstrip("\n") + "\n")
-        if done is not None and done.stop_reason not in ("completed", "error"):
-            self._note(f"aiagent: stopped: {_STOP_TEXT.get(done.stop_reason, done.stop_reason)}")
+        note_stop(self.err, transcript)
+        if done is not None:
+            self._note(f"aiagent: {spent_text(transcript)}")
 
     def _note(self, line: str) -> None:
         self.err.write(line.rstrip("\n") + "\n")
@@ -156,15 +164,37 @@ class QuietRenderer(Renderer):
 class JsonRenderer(QuietRenderer):
     def finish(self, transcript: Transcript) -> None:
         self.out.write(json_for_terminal(to_json(transcript), indent=2) + "\n")
+        if transcript.stop_message:
+            note_stop(self.err, transcript)
 
 
 class MarkdownRenderer(QuietRenderer):
     def finish(self, transcript: Transcript) -> None:
         self.out.write(neutralise(to_markdown(transcript)))
+        if transcript.stop_message:
+            note_stop(self.err, transcript)
+
+
+def note_stop(err: TextIO, transcript: Transcript) -> None:
+    """``aiagent: stopped: why`` on stderr, when the run did not complete (nor fail)."""
+    done = transcript.done
+    if done is None or done.stop_reason in ("completed", "error"):
+        return
+    why = transcript.stop_message or _STOP_TEXT.get(done.stop_reason, done.stop_reason)
+    err.write(f"aiagent: stopped: {why}\n")
+    err.flush()
+
+
+def spent_text(t: Transcript) -> str:
+    """``tokens in/out 1200/85 · cost $0.0043`` (``unknown`` where unknown)."""
+    usage = t.done.usage if t.done else None
+    cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
+    return f"tokens in/out {usage_text(usage)} · cost {cost}"
 
 
 _STOP_TEXT = {
     "max_turns": "turn limit reached (raise it with --max-turns)",
+    "max_budget": "budget reached (raise it with --max-cost or --max-tokens)",
     "timeout": "time limit reached (raise it with --timeout)",
     "interrupted": "interrupted",
 }
@@ -193,6 +223,9 @@ def to_json(t: Transcript) -> dict[str, Any]:
         "usage": done.usage.as_dict() if done and usage_reported(done.usage) else None,
         "stop_reason": done.stop_reason if done else "error",
         "exit_code": done.exit_code if done else 5,
+        "cost_usd": t.cost_usd,  # null when the model's price is unknown
+        "stop_message": t.stop_message,
+        "permission_denials": t.denials,
         "errors": t.errors,
         "plan": plan_json(t.plan),
     }
@@ -235,9 +268,12 @@ def to_markdown(t: Transcript) -> str:
             "---",
             "",
             f"Stop reason: {done.stop_reason} · turns: {done.turns} · tokens in/out: "
-            f"{usage_text(done.usage)} · exit code: {done.exit_code}",
+            f"{usage_text(done.usage)} · cost: "
+            f"{'unknown' if t.cost_usd is None else f'${t.cost_usd:.4f}'} · exit code: {done.exit_code}",
             "",
         ]
+        if t.stop_message:
+            lines += [f"Stopped: {t.stop_message}", ""]
     return "\n".join(lines)
 
 
@@ -260,7 +296,13 @@ def _preview(text: str) -> str:
     return flat if len(flat) <= PREVIEW else flat[: PREVIEW - 1] + "…"
 
 
-def make_renderer(output: str, out: TextIO, err: TextIO) -> Renderer:
+def make_renderer(output: str, out: TextIO, err: TextIO, *, partial: bool = False) -> Any:
+    """The renderer of ``output``: ``event(event, transcript)`` as the run goes,
+    ``finish(transcript)`` at its end."""
+    if output == "stream-json":
+        from aiagent.frontends.stream_json import StreamJsonRenderer
+
+        return StreamJsonRenderer(out, err, partial=partial)
     if output == "json":
         return JsonRenderer(out, err, live=False)
     if output == "markdown":
@@ -268,10 +310,11 @@ def make_renderer(output: str, out: TextIO, err: TextIO) -> Renderer:
     return Renderer(out, err, live=out.isatty())
 
 
-async def drive(agent: Any, prompt: str, renderer: Renderer,
-                stopper: StopOnSignal | None = None) -> Transcript:
+async def drive(agent: Any, prompt: str, renderer: Any,
+                stopper: StopOnSignal | None = None, *, close: bool = True) -> Transcript:
     """Consume the agent's events; Ctrl-C and SIGTERM cancel the run cleanly (through
-    ``stopper`` when given, else through the event loop's signal handlers)."""
+    ``stopper`` when given, else through the event loop's signal handlers). ``close``:
+    release the agent at the end (not between the messages of one conversation)."""
 
     stored = getattr(getattr(agent, "conversation", None), "messages", None) or []
     transcript = Transcript(prompt, plan=last_plan(stored))
@@ -295,45 +338,59 @@ async def drive(agent: Any, prompt: str, renderer: Renderer,
     finally:
         if stopper is not None:
             stopper.cancel_with(None)
-        await agent.aclose()
+        if close:
+            await agent.aclose()
     return transcript
 
 
 def run_headless(
     app: Application, prompt: str, output: str, out: TextIO | None = None,
     err: TextIO | None = None, *, session: SessionRequest | None = None,
-    readable: tuple[str, ...] = (),
+    readable: tuple[str, ...] = (), stream: dict[str, bool] | None = None,
 ) -> int:
     """One headless run of ``prompt`` on the agent ``app`` builds (its provider already
     resolved by the caller, or resolved here). SIGINT and SIGTERM stop the run within 2 s
     whatever it is doing and exit 130 / 143 (see :mod:`aiagent.frontends.interrupt`).
     ``readable``: folders outside the workspace the tools may read (where large piped input
-    was kept)."""
+    was kept). ``stream``: for ``-o stream-json``, ``input`` (messages on stdin) and
+    ``partial`` (stream_event lines)."""
     out, err = out or sys.stdout, err or sys.stderr
     with StopOnSignal() as stopper:
-        return _run(app, prompt, output, out, err, session, readable, stopper)
+        return _run(app, prompt, output, out, err, session, readable, stopper, stream or {})
 
 
 def _run(app: Application, prompt: str, output: str, out: TextIO, err: TextIO,
          session: SessionRequest | None, readable: tuple[str, ...],
-         stopper: StopOnSignal) -> int:
+         stopper: StopOnSignal, stream: dict[str, bool]) -> int:
+    from aiagent.frontends.headless_run import RunMeter
 
     try:
+        meter = RunMeter.of(app)
         started = app.start(session or SessionRequest(), title=prompt)
     except (ConfigError, ProviderError) as exc:
         err.write(f"aiagent: error: {neutralise(str(exc))}\n")
         return exc.exit_code
     agent, opened = started.agent, started.session
     agent.tool_state.setdefault(READABLE_ROOTS_KEY, []).extend(readable)
+    meter.attach(agent)
     for note in opened.notes:
         err.write(f"aiagent: note: {note}\n")
-    renderer = make_renderer(output, out, err)
-    transcript = asyncio.run(drive(agent, prompt, renderer, stopper))
-    if stopper.signum and transcript.done is not None and transcript.done.stop_reason == "interrupted":
-        transcript.done = replace(transcript.done, exit_code=stopper.exit_code)
-    renderer.finish(transcript)
-    out.flush()
-    code = transcript.done.exit_code if transcript.done else 5
+    renderer = make_renderer(output, out, err, partial=stream.get("partial", False))
+
+    def settle(transcript: Transcript) -> int:
+        if stopper.signum and transcript.done is not None and transcript.done.stop_reason == "interrupted":
+            transcript.done = replace(transcript.done, exit_code=stopper.exit_code)
+        return meter.settle(transcript, renderer)
+
+    if output == "stream-json":
+        from aiagent.frontends.headless_run import stream_json_run
+
+        code = stream_json_run(app, started, prompt, renderer, stopper, settle, stream)
+    else:
+        transcript = asyncio.run(drive(agent, prompt, renderer, stopper))
+        code = settle(transcript)
+        renderer.finish(transcript)
+        out.flush()
     if opened.recorder.error:  # a turn that was not saved is never a silent success
         err.write(f"aiagent: error: {opened.recorder.error}\n")
         code = code or 2

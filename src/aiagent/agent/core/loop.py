@@ -146,6 +146,8 @@ class Agent:
         self.build_prompt = build_prompt  # system prompt with extra fragments (skills)
         self.skills: Any = None  # the skill runtime, once added with use_skills
         self.usage = Usage()
+        #: a spending limit checked before each request (:class:`aiagent.agent.core.budget.Budget`)
+        self.budget: Any = None
         self._retired: list[Provider] = []  # replaced providers, closed with the agent
         self.tool_state: dict[str, Any] = {}
         self.files: FileAccess | None = None  # the front-end's view of files (editor buffers)
@@ -307,6 +309,9 @@ class Agent:
         window, the context is shrunk and compacted once more, and the request sent again."""
         while True:
             request = await self.context.prepare(self.request(), self.provider, emit)
+            over = self.budget.check(request, self.usage) if self.budget is not None else ""
+            if over:
+                raise RunEnded("max_budget", EXIT_LIMIT, over)
             try:
                 return await self._stream(request, emit)
             except ContextOverflowError as exc:

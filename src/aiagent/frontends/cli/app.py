@@ -24,7 +24,7 @@ Exit codes:
        damaged database, unwritable folder)
   3    provider unavailable (key missing or rejected, unknown model,
        retries exhausted)
-  4    turn limit or timeout reached
+  4    turn limit, timeout or budget (--max-cost, --max-tokens) reached
   5    internal error (run with --debug for the traceback)
   6    the provider rejected the request as invalid
   130  interrupted (Ctrl-C)
@@ -115,11 +115,19 @@ class LazyGroup(click.Group):
 @click.option(
     "-o",
     "--output",
-    type=click.Choice(["text", "json", "markdown", "sarif", "github", "gitlab"]),
+    type=click.Choice(["text", "json", "markdown", "stream-json", "sarif", "github", "gitlab"]),
     default="text",
     show_default=True,
-    help="Output format; sarif, github and gitlab are for --mode code-review.",
+    help="Output format; stream-json: one JSON object a line as things happen; "
+         "sarif, github and gitlab are for --mode code-review.",
 )
+@click.option("--input-format", type=click.Choice(["text", "stream-json"]), default="text",
+              show_default=True,
+              help="stream-json: user messages as JSON lines on stdin, one turn each (needs -o stream-json).")
+@click.option("--include-partial-messages", is_flag=True,
+              help="-o stream-json: also the text as it streams (stream_event lines).")
+@click.option("--max-cost", metavar="USD", help="Stop before the run would spend more (estimated).")
+@click.option("--max-tokens", metavar="N", help="Stop before the run would use more tokens.")
 @click.option(
     "--mode", type=click.Choice(["chat", "code-review", "log-analysis"]), default="chat",
     show_default=True,

@@ -40,6 +40,8 @@ def read_prompt(options: dict[str, Any], cwd: Path, inputs: Path) -> tuple[str, 
             parts.append(path.read_text(encoding="utf-8", errors="replace"))
         except OSError as exc:
             raise ConfigError(f"--file {path}: {exc.strerror}") from None
+    if options.get("input_format") == "stream-json":  # stdin is the conversation itself
+        return "\n\n".join(p.strip("\n") for p in parts if p.strip()), ()
     piped = _read_stdin(inputs, STDIN_WAIT if parts else None)
     if piped.notice():
         click.echo(f"aiagent: note: {piped.notice()}", err=True)
@@ -89,7 +91,7 @@ def wants_interactive(options: dict[str, Any]) -> bool:
 
 
 MODE_OUTPUTS = {
-    "chat": ("text", "json", "markdown"),
+    "chat": ("text", "json", "markdown", "stream-json"),
     "code-review": ("text", "json", "markdown", "sarif", "github", "gitlab"),
     "log-analysis": ("text", "json", "markdown"),
 }
@@ -110,6 +112,10 @@ def mode_error(options: dict[str, Any]) -> str:
     if output not in MODE_OUTPUTS[mode]:
         return f"--output {output} is not available with --mode {mode} " \
                f"(choose from: {', '.join(MODE_OUTPUTS[mode])})"
+    if options.get("input_format") == "stream-json" and output != "stream-json":
+        return "--input-format stream-json needs --output stream-json"
+    if options.get("include_partial_messages") and output != "stream-json":
+        return "--include-partial-messages needs --output stream-json"
     for key, (flag, modes) in MODE_OPTIONS.items():
         if options.get(key) not in (None, False) and mode not in modes:
             return f"{flag} needs --mode {' or --mode '.join(modes)}"
@@ -149,7 +155,7 @@ def run_agent(options: dict[str, Any]) -> int:
         prompt, readable = read_prompt(options, cwd, data_dir(settings.env) / "inputs")
     except ConfigError as exc:
         return fail(str(exc), exc.exit_code)
-    if not prompt:
+    if not prompt and options.get("input_format") != "stream-json":
         return fail("no prompt: give --prompt \"…\", --file PATH, or pipe text on stdin")
 
     app = Application.from_settings(settings, options)
@@ -166,4 +172,10 @@ def run_agent(options: dict[str, Any]) -> int:
         return fail(resume_hint(settings))
     request = SessionRequest(bool(options.get("continue_session")), options.get("resume"))
     return run_headless(app, prompt, options.get("output") or "text", session=request,
-                        readable=readable)
+                        readable=readable, stream=stream_options(options))
+
+
+def stream_options(options: dict[str, Any]) -> dict[str, bool]:
+    """What ``-o stream-json`` is asked for: messages on stdin, partial text."""
+    return {"input": options.get("input_format") == "stream-json",
+            "partial": bool(options.get("include_partial_messages"))}

@@ -26,6 +26,9 @@ def flags_layer(options: dict[str, Any]) -> dict[str, Any]:
             layer["agent"]["timeout"] = parse_duration(options["timeout"])
         except ValueError as exc:
             raise ConfigError(f"--timeout: {exc}") from None
+    for key, flag, kind in (("max_cost", "--max-cost", float), ("max_tokens", "--max-tokens", int)):
+        if options.get(key) is not None:
+            layer["agent"][key] = parse_limit(options[key], flag, kind)
     if options.get("tools_csv") is not None:
         layer["agent"]["tools"] = [t.strip() for t in options["tools_csv"].split(",") if t.strip()]
     if options.get("approval_mode"):
@@ -40,6 +43,20 @@ def flags_layer(options: dict[str, Any]) -> dict[str, Any]:
     if options.get("trust"):
         layer["security"] = {"trust_workspace": True}
     return {k: v for k, v in layer.items() if v}
+
+
+def parse_limit(value: object, flag: str, kind: type[float] | type[int]) -> float | int:
+    """A budget given on the command line: a finite number >= 0 (an int for ``int``)."""
+    import math
+
+    try:
+        number = kind(str(value).strip())
+    except ValueError:
+        number = -1
+    if not math.isfinite(number) or number < 0:
+        what = "a whole number" if kind is int else "a number of US dollars"
+        raise ConfigError(f"{flag} {value!r}: expected {what}, 0 or more (0 = no limit)")
+    return number
 
 
 def parse_duration(value: str | None) -> float | None:

@@ -83,6 +83,8 @@ class AgentSettings:
     tool_protocol: str = "native"
     tools: list[str] | None = None
     system_prompt: str | None = None
+    max_cost: float = 0.0  # dollars for a run; 0 = none
+    max_tokens: int = 0  # tokens for a run; 0 = none
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,95 @@
+"""A spending limit for a run: tokens and dollars, checked before each model request.
+
+:meth:`Budget.check` is asked with the request about to be sent and the usage so far. It
+estimates the request's input tokens from its text (system prompt, tools, messages; see
+:mod:`aiagent.agent.core.tokens`) and answers why the request would pass a limit, or "".
+The loop then ends the run (stop reason ``max_budget``) without sending it.
+
+Only input is estimated: a response's output is unknown until it is written, so a run
+may end above a limit by at most one response's output (bounded by the provider's
+``max_tokens`` per response). The part of the estimate the last request read from the
+provider's cache is priced as a cache read.
+
+The price comes from the caller (``price(usage)`` in dollars, or None when the model's
+price is unknown): the agent layer keeps no price table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from aiagent.agent.core.tokens import messages_tokens, text_tokens, tools_tokens
+from aiagent.contracts.messages import Usage
+from aiagent.contracts.providers import CompletionRequest
+
+Price = Callable[[Usage], "float | None"]
+
+
+def tokens_of(usage: Usage) -> int:
+    """The tokens a run is charged for: input (cached or not) and output."""
+    return (usage.input_tokens + usage.output_tokens + usage.cache_read_tokens
+            + usage.cache_write_tokens)
+
+
+def request_tokens(request: CompletionRequest) -> int:
+    """The estimated input tokens of ``request``."""
+    return (text_tokens(request.system) + tools_tokens(request.tools)
+            + messages_tokens(request.messages))
+
+
+@dataclass(slots=True)
+class Budget:
+    """``max_cost`` dollars and ``max_tokens`` tokens for a run; 0 or None = no limit."""
+
+    max_cost: float | None = None
+    max_tokens: int | None = None
+    price: Price | None = None
+    #: why the run was stopped (set by :meth:`check` when it stops one)
+    reason: str = ""
+    _seen: Usage = field(default_factory=Usage)
+    _last: Usage = field(default_factory=Usage)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.max_cost) or bool(self.max_tokens)
+
+    def spent(self, usage: Usage) -> float | None:
+        """Dollars for ``usage``, or None when the price is unknown."""
+        return self.price(usage) if self.price is not None else None
+
+    def check(self, request: CompletionRequest, used: Usage) -> str:
+        """Why sending ``request`` after ``used`` would pass a limit ("" when it would not)."""
+        if used != self._seen:  # what the requests since the last check reported
+            self._last, self._seen = _minus(used, self._seen), used
+        estimate = request_tokens(request)
+        reason = self._tokens_reason(estimate, used) or self._cost_reason(estimate, used)
+        if reason:
+            self.reason = reason
+        return reason
+
+    def _tokens_reason(self, estimate: int, used: Usage) -> str:
+        if not self.max_tokens:
+            return ""
+        so_far = tokens_of(used)
+        if so_far + estimate <= self.max_tokens:
+            return ""
+        return (f"token budget reached: {so_far} tokens used, the next request needs about "
+                f"{estimate} more (limit {self.max_tokens}; raise it with --max-tokens)")
+
+    def _cost_reason(self, estimate: int, used: Usage) -> str:
+        if not self.max_cost:
+            return ""
+        so_far = self.spent(used) or 0.0
+        cached = min(self._last.cache_read_tokens, estimate)
+        nxt = self.spent(Usage(input_tokens=estimate - cached, cache_read_tokens=cached)) or 0.0
+        if so_far + nxt <= self.max_cost:
+            return ""
+        return (f"cost budget reached: ${so_far:.4f} spent, the next request costs about "
+                f"${nxt:.4f} more (limit ${self.max_cost:g}; raise it with --max-cost)")
+
+
+def _minus(a: Usage, b: Usage) -> Usage:
+    return Usage(a.input_tokens - b.input_tokens, a.output_tokens - b.output_tokens,
+                 a.cache_read_tokens - b.cache_read_tokens,
+                 a.cache_write_tokens - b.cache_write_tokens)

@@ -1,0 +1,115 @@
+"""What a headless run adds around the agent: its budget and cost, and the stream-json run.
+
+:class:`RunMeter` builds the run's :class:`~aiagent.agent.core.budget.Budget` from
+``[agent] max_cost`` / ``max_tokens`` (``--max-cost``, ``--max-tokens``) with the model's
+price (``frontends/tui/data/pricing.toml``), and after each run puts the cost so far and
+the budget's reason into the transcript every output format shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from aiagent.agent.core.budget import Budget
+from aiagent.contracts.messages import Message, Usage
+from aiagent.infra.config.settings import ConfigError
+
+if TYPE_CHECKING:
+    from aiagent.app import Application, Started
+    from aiagent.frontends.headless import Transcript
+    from aiagent.frontends.interrupt import StopOnSignal
+    from aiagent.frontends.stream_json import StreamJsonRenderer
+
+
+@dataclass(slots=True)
+class RunMeter:
+    model: str
+    budget: Budget
+    agent: Any = None
+
+    @classmethod
+    def of(cls, app: Application) -> RunMeter:
+        """The meter of ``app``'s run; ConfigError when a cost limit is set for a model
+        whose price is unknown (the limit could not be kept)."""
+        from aiagent.frontends.tui.pricing import price_of
+
+        limits = app.settings.agent
+        model = app.resolve().model
+        if limits.max_cost and price_of(model) is None:
+            raise ConfigError(f"--max-cost / [agent] max_cost: no price is known for model "
+                              f"{model!r}, so the cost cannot be kept; use --max-tokens")
+        meter = cls(model, Budget(limits.max_cost or None, limits.max_tokens or None))
+        meter.budget.price = meter.cost
+        return meter
+
+    def cost(self, usage: Usage) -> float | None:
+        from aiagent.frontends.tui.pricing import cost
+
+        model = self.agent.config.model if self.agent is not None else self.model
+        return cost(model, usage)
+
+    def attach(self, agent: Any) -> None:
+        self.agent = agent
+        if self.budget.active:
+            agent.budget = self.budget
+
+    def settle(self, transcript: Transcript, renderer: Any) -> int:
+        """Cost and budget reason into ``transcript``; the run's exit code."""
+        done = transcript.done
+        if done is None:
+            return 5
+        transcript.cost_usd = self.cost(done.usage)
+        if done.stop_reason == "max_budget":
+            transcript.stop_message = self.budget.reason
+        lines = getattr(renderer, "lines", None)
+        if lines is not None and lines.broken:
+            from aiagent.frontends.stream_json import EXIT_BROKEN_PIPE
+
+            return EXIT_BROKEN_PIPE
+        return done.exit_code
+
+
+def last_assistant(messages: list[Message]) -> Message | None:
+    return next((m for m in reversed(messages) if m.role == "assistant"), None)
+
+
+def stream_json_run(app: Application, started: Started, prompt: str,
+                    renderer: StreamJsonRenderer, stopper: StopOnSignal,
+                    settle: Callable[[Transcript], int], stream: dict[str, bool]) -> int:
+    """``-o stream-json``: the init line, then one run (or, with ``--input-format
+    stream-json``, one per message on stdin), each ending with its result line."""
+    from aiagent import __version__
+    from aiagent.frontends.headless import drive
+    from aiagent.frontends.stream_json import EXIT_BROKEN_PIPE
+    from aiagent.frontends.stream_json_input import MessageReader, converse
+
+    agent = started.agent
+    renderer.session_id, renderer.model = started.session.info.id, agent.config.model
+    renderer.last_assistant = lambda: last_assistant(agent.conversation.messages)
+    renderer.lines.on_broken = agent.cancel
+    renderer.init(cwd=str(agent.workspace), provider=app.resolve().name,
+                  tools=[t.name for t in agent.request().tools],
+                  mode=app.settings.agent.approval_mode, version=__version__)
+    if renderer.lines.broken:
+        asyncio.run(agent.aclose())
+        return EXIT_BROKEN_PIPE
+    if not stream.get("input"):
+        transcript = asyncio.run(drive(agent, prompt, renderer, stopper))
+        code = settle(transcript)
+        renderer.finish(transcript)
+        return code
+
+    async def conversation() -> int:
+        try:
+            return await converse(
+                prompt, MessageReader(sys.stdin.buffer),
+                lambda text: drive(agent, text, renderer, stopper, close=False),
+                settle, renderer, renderer.err)
+        finally:
+            await agent.aclose()
+
+    return asyncio.run(conversation())
