@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from aiagent.agent.core.loop import EXIT_INTERNAL, tracebacks_shown
+from aiagent.agent.core.loop import DECLINED, EXIT_INTERNAL, NOT_ALLOWED, tracebacks_shown
 from aiagent.agent.core.session import SessionRequest
 from aiagent.agent.tools.plan import last_plan
 from aiagent.agent.tools.shell.runtime import READABLE_ROOTS_KEY
@@ -91,16 +91,24 @@ class Transcript:
                 if call["id"] == event.id:
                     call["result"], call["is_error"] = event.content, event.is_error
                     break
+            denial = denial_of(event, self.tool_calls)
+            if denial is not None:
+                self.denials.append(denial)
         elif isinstance(event, PlanUpdatedEvent):
             self.plan = event
-        elif isinstance(event, ApprovalRequestEvent):
-            last = self.tool_calls[-1] if self.tool_calls else {}
-            self.denials.append({"tool_name": event.tool, "tool_input": event.args,
-                                 "tool_use_id": last.get("id", "") if last.get("name") == event.tool else ""})
         elif isinstance(event, ErrorEvent):
             self.errors.append(event.message)
         elif isinstance(event, DoneEvent):
             self.done = event
+
+
+def denial_of(event: ToolResultEvent, calls: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The call the permission policy refused (nobody may approve it in a headless run,
+    or a rule denies it), as ``{"tool_name", "tool_use_id", "tool_input"}``; else None."""
+    if not event.is_error or not event.content.startswith((NOT_ALLOWED, DECLINED)):
+        return None
+    args = next((c["args"] for c in reversed(calls) if c["id"] == event.id), {})
+    return {"tool_name": event.name, "tool_use_id": event.id, "tool_input": args}
 
 
 class Renderer:

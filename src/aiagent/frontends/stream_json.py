@@ -10,11 +10,13 @@ written for it reads ours (the schema of every line is ``docs/stream-json.schema
 - ``{"type": "user", "message": {"content": [{"type": "tool_result", ...}]}}`` for each
   tool result;
 - ``{"type": "stream_event", "event": {...}}`` for the text as it streams, only with
-  ``--include-partial-messages`` (as Claude Code); a long piece of text is split so that
-  no line grows past about :data:`DELTA_CHARS` characters of text;
+  ``--include-partial-messages`` (as Claude Code). Deltas that arrive within
+  :data:`DELTA_WAIT` seconds are sent as one line, and a long piece of text is split so that
+  no line grows past :data:`DELTA_CHARS` characters of text: a model sending a token at a
+  time writes at most about 20 lines a second;
 - ``{"type": "system", "subtype": ...}`` for what Claude Code has no line for:
-  ``plan`` (update_plan), ``permission_denied`` (a call refused because nobody may
-  approve it), ``retry`` (the provider restarts the response: drop the partial text),
+  ``plan`` (update_plan), ``permission_denied`` (a call the permission policy refused:
+  nobody may approve it in a headless run, or a rule denies it; sent before its result), ``retry`` (the provider restarts the response: drop the partial text),
   ``compact_boundary``, ``error``, ``input_error`` (a bad line on stdin);
 - ``{"type": "result", "subtype": "success" | "error_max_turns" | "error_max_budget_usd"
   | "error_during_execution", ...}`` last (one per user message with
@@ -33,7 +35,6 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from aiagent.contracts.events import (
     AgentEvent,
-    ApprovalRequestEvent,
     CompactionEvent,
     DoneEvent,
     ErrorEvent,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from aiagent.frontends.headless import Transcript
 
 DELTA_CHARS = 16 * 1024  # most text characters in one stream_event line
+DELTA_WAIT = 0.05  # seconds small deltas are gathered into one line
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process SIGPIPE ended
 RESULT_SUBTYPES = {"completed": "success", "max_turns": "error_max_turns",
                    "max_budget": "error_max_budget_usd"}
@@ -117,7 +119,9 @@ class StreamJsonRenderer:
         self._turn_usage = Usage()
         self._announced: set[str] = set()  # tool_use ids already sent in an assistant line
         self._block_open = False
-        self._last_call: ToolCallEvent | None = None
+        self._pending: list[str] = []  # deltas gathered for the next line
+        self._pending_chars = 0
+        self._flush_timer: Any = None
         self.started = time.monotonic()
 
     # ---- lines -------------------------------------------------------------------------
@@ -142,6 +146,11 @@ class StreamJsonRenderer:
     # ---- events ------------------------------------------------------------------------
 
     def event(self, event: AgentEvent, transcript: Transcript) -> None:
+        if not isinstance(event, TextDeltaEvent):
+            self._flush_deltas()
+        if isinstance(event, ToolResultEvent):
+            self._result(event, transcript)
+            return
         handler = _HANDLERS.get(type(event))
         if handler is not None:
             handler(self, event)
@@ -153,7 +162,22 @@ class StreamJsonRenderer:
             self._stream({"type": "content_block_start", "index": 0,
                           "content_block": {"type": "text", "text": ""}})
             self._block_open = True
-        text = event.text
+        self._pending.append(event.text)
+        self._pending_chars += len(event.text)
+        if self._pending_chars >= DELTA_CHARS:
+            self._flush_deltas()
+        elif self._flush_timer is None:
+            import asyncio
+
+            self._flush_timer = asyncio.get_running_loop().call_later(DELTA_WAIT, self._flush_deltas)
+
+    def _flush_deltas(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
+        text = "".join(self._pending)
+        self._pending.clear()
+        self._pending_chars = 0
         for start in range(0, len(text), DELTA_CHARS):
             self._stream({"type": "content_block_delta", "index": 0,
                           "delta": {"type": "text_delta", "text": text[start:start + DELTA_CHARS]}})
@@ -188,22 +212,18 @@ class StreamJsonRenderer:
             "stop_sequence": None, "usage": usage}, parent_tool_use_id=None)
 
     def _call(self, event: ToolCallEvent) -> None:
-        self._last_call = event
         if event.id not in self._announced:  # a call written in the text (tags protocol)
             self._announced.add(event.id)
             self._assistant([{"type": "tool_use", "id": event.id, "name": event.name,
                               "input": event.args}], "tool_use")
 
-    def _result(self, event: ToolResultEvent) -> None:
+    def _result(self, event: ToolResultEvent, transcript: Transcript) -> None:
+        denial = transcript.denials[-1] if transcript.denials else None
+        if denial is not None and denial["tool_use_id"] == event.id:
+            self._system("permission_denied", **denial)
         self._line("user", message={"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": event.id, "content": event.content,
              "is_error": event.is_error}]}, parent_tool_use_id=None)
-
-    def _denied(self, event: ApprovalRequestEvent) -> None:
-        call = self._last_call
-        use_id = call.id if call is not None and call.name == event.tool else ""
-        self._system("permission_denied", tool_name=event.tool, tool_use_id=use_id,
-                     tool_input=event.args)
 
     def _plan(self, event: PlanUpdatedEvent) -> None:
         from aiagent.frontends.headless import plan_json
@@ -211,6 +231,8 @@ class StreamJsonRenderer:
         self._system("plan", plan=plan_json(event))
 
     def _retry(self, event: RetryEvent) -> None:
+        if self._block_open:
+            self._stream({"type": "content_block_stop", "index": 0})
         self._block_open = False
         self._turn_usage = Usage()
         self._system("retry", reason=event.reason, attempt=event.attempt,
@@ -230,6 +252,10 @@ class StreamJsonRenderer:
     # ---- the end -----------------------------------------------------------------------
 
     def finish(self, transcript: Transcript) -> None:
+        self._flush_deltas()
+        if self._block_open:  # the run ended mid-response
+            self._stream({"type": "content_block_stop", "index": 0})
+            self._block_open = False
         done = transcript.done or DoneEvent("error", "", 0, Usage(), 5)
         subtype = RESULT_SUBTYPES.get(done.stop_reason, "error_during_execution")
         errors = list(transcript.errors)
@@ -248,8 +274,6 @@ _HANDLERS: dict[type, Callable[[StreamJsonRenderer, Any], None]] = {
     UsageEvent: StreamJsonRenderer._usage,
     TurnEndEvent: StreamJsonRenderer._turn_end,
     ToolCallEvent: StreamJsonRenderer._call,
-    ToolResultEvent: StreamJsonRenderer._result,
-    ApprovalRequestEvent: StreamJsonRenderer._denied,
     PlanUpdatedEvent: StreamJsonRenderer._plan,
     RetryEvent: StreamJsonRenderer._retry,
     CompactionEvent: StreamJsonRenderer._compaction,

@@ -75,6 +75,7 @@ from aiagent.contracts.tools import (
 
 EXIT_OK, EXIT_INTERNAL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 5, 4, 130
 log = logging.getLogger("aiagent.agent.core")
+NOT_ALLOWED, DECLINED = "not allowed: ", "the user declined to run "  # refused calls' results
 STOPPED_RESULT = "not run: the run was stopped (interrupted or out of time) before this call finished"
 
 
@@ -410,9 +411,9 @@ class Agent:
             answer = await _ask(call, emit, effect_of(tool))
             self.approval.record(tool, call.args, answer)
             if answer == "deny":
-                return ToolResult(f"the user declined to run {call.name}", True)
+                return ToolResult(f"{DECLINED}{call.name}", True)
         elif decision.verdict == "deny":
-            return ToolResult(f"not allowed: {decision.reason}", True)
+            return ToolResult(f"{NOT_ALLOWED}{decision.reason}", True)
         ctx = ToolContext(
             workspace=self.workspace,
             call_id=call.id,
