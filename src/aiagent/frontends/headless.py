@@ -153,7 +153,7 @@ class Renderer:
         if not self.live and done is not None and done.answer:
             self.out.write(neutralise(done.answer).rstrip("\n") + "\n")
         note_stop(self.err, transcript)
-        if done is not None:
+        if done is not None and done.stop_reason != "error":  # an error stays one line
             self._note(f"aiagent: {spent_text(transcript)}")
 
     def _note(self, line: str) -> None:

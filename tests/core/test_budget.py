@@ -1,0 +1,47 @@
+"""Budget.check: the estimate of the next request against the limits."""
+
+from __future__ import annotations
+
+from aiagent.agent.core.budget import Budget, request_tokens
+from aiagent.contracts.messages import Message, Usage
+from aiagent.contracts.providers import CompletionRequest
+
+PRICE = {"input": 3.0, "output": 15.0, "cache_read": 0.3}  # dollars per million
+
+
+def price(usage: Usage) -> float:
+    return (usage.input_tokens * PRICE["input"] + usage.output_tokens * PRICE["output"]
+            + usage.cache_read_tokens * PRICE["cache_read"]) / 1e6
+
+
+def request(chars: int) -> CompletionRequest:
+    return CompletionRequest(model="m", system="", messages=[Message.user("x" * chars)])
+
+
+def test_tokens_limit_counts_what_was_used_and_the_next_prompt() -> None:
+    budget = Budget(max_tokens=1000)
+    nxt = request(2000)  # about 500 tokens
+    assert 500 <= request_tokens(nxt) < 520
+    assert budget.check(nxt, Usage(400, 50)) == ""
+    reason = budget.check(nxt, Usage(450, 60, cache_read_tokens=10))
+    assert reason.startswith("token budget reached: 520 tokens used") and budget.reason == reason
+
+
+def test_no_limit_never_stops() -> None:
+    budget = Budget(max_cost=None, max_tokens=0, price=price)
+    assert not budget.active
+    assert budget.check(request(10**6), Usage(10**9, 10**9)) == ""
+
+
+def test_cost_limit_prices_the_cached_part_as_a_cache_read() -> None:
+    nxt = request(400_000)  # about 100k tokens: $0.30 uncached
+    budget = Budget(max_cost=0.25, price=price)
+    assert budget.check(nxt, Usage()).startswith("cost budget reached: $0.0000 spent")
+    cached = Budget(max_cost=0.25, price=price)
+    # the last request read 90k tokens from the cache: the next is mostly a cache read
+    assert cached.check(nxt, Usage(10_000, 100, cache_read_tokens=90_000)) == ""
+
+
+def test_an_unknown_price_counts_as_nothing_spent() -> None:
+    budget = Budget(max_cost=0.01, price=lambda usage: None)
+    assert budget.check(request(10**6), Usage(10**6, 0)) == ""
