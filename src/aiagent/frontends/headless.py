@@ -107,7 +107,7 @@ def denial_of(event: ToolResultEvent, calls: list[dict[str, Any]]) -> dict[str, 
     or a rule denies it), as ``{"tool_name", "tool_use_id", "tool_input"}``; else None."""
     if not event.is_error or not event.content.startswith((NOT_ALLOWED, DECLINED)):
         return None
-    args = next((c["args"] for c in reversed(calls) if c["id"] == event.id), {})
+    args: dict[str, Any] = next((c["args"] for c in reversed(calls) if c["id"] == event.id), {})
     return {"tool_name": event.name, "tool_use_id": event.id, "tool_input": args}
 
 

@@ -2,7 +2,7 @@
 
 :class:`RunMeter` builds the run's :class:`~aiagent.agent.core.budget.Budget` from
 ``[agent] max_cost`` / ``max_tokens`` (``--max-cost``, ``--max-tokens``) with the model's
-price (``frontends/tui/data/pricing.toml``), and after each run puts the cost so far and
+price (``frontends/data/pricing.toml``), and after each run puts the cost so far and
 the budget's reason into the transcript every output format shows.
 """
 
@@ -35,7 +35,7 @@ class RunMeter:
     def of(cls, app: Application) -> RunMeter:
         """The meter of ``app``'s run; ConfigError when a cost limit is set for a model
         whose price is unknown (the limit could not be kept)."""
-        from aiagent.frontends.tui.pricing import price_of
+        from aiagent.frontends.pricing import price_of
 
         limits = app.settings.agent
         model = app.resolve().model
@@ -47,7 +47,7 @@ class RunMeter:
         return meter
 
     def cost(self, usage: Usage) -> float | None:
-        from aiagent.frontends.tui.pricing import cost
+        from aiagent.frontends.pricing import cost
 
         model = self.agent.config.model if self.agent is not None else self.model
         return cost(model, usage)
@@ -55,7 +55,7 @@ class RunMeter:
     def attach(self, agent: Any) -> None:
         self.agent = agent
         if self.budget.active:
-            agent.budget = self.budget
+            agent.use_budget(self.budget)
 
     def settle(self, transcript: Transcript, renderer: Any) -> int:
         """Cost and budget reason into ``transcript``; the run's exit code."""

@@ -46,7 +46,7 @@ from aiagent.contracts.events import (
     TurnEndEvent,
     UsageEvent,
 )
-from aiagent.contracts.messages import Message, ToolUseBlock, Usage
+from aiagent.contracts.messages import Message, TextBlock, ToolUseBlock, Usage
 
 if TYPE_CHECKING:
     from aiagent.frontends.headless import Transcript
@@ -199,8 +199,8 @@ class StreamJsonRenderer:
                 content.append({"type": "tool_use", "id": block.id, "name": block.name,
                                 "input": block.input})
                 self._announced.add(block.id)
-            elif getattr(block, "text", ""):
-                content.append({"type": "text", "text": block.text})  # type: ignore[attr-defined]
+            elif isinstance(block, TextBlock) and block.text:
+                content.append({"type": "text", "text": block.text})
         self._assistant(content, event.stop_reason)
 
     def _assistant(self, content: list[dict[str, Any]], stop: str | None) -> None:

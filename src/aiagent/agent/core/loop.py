@@ -203,6 +203,10 @@ class Agent:
         self.usage = Usage()
         session.attach(self)
 
+    def use_budget(self, budget: Any) -> None:
+        """Check ``budget`` (a :class:`~aiagent.agent.core.budget.Budget`) before each request."""
+        self.budget = budget
+
     def use_files(self, files: FileAccess | None) -> None:
         """Let tools read files through the front-end (an editor's unsaved buffers)."""
         self.files = files
