@@ -6,6 +6,12 @@ Only the answer goes to stdout, so pipes stay clean:
 - ``json``: one object at the end (answer, turns, tool calls with results, usage, stop
   reason, exit code, the session's plan).
 - ``markdown``: a readable transcript at the end (with the plan as a checklist).
+- ``stream-json``: one JSON object a line as things happen
+  (:mod:`aiagent.frontends.stream_json`; messages on stdin:
+  :mod:`aiagent.frontends.stream_json_input`).
+
+Cost so far (when the model's price is known) and a budget's reason reach every format
+(:mod:`aiagent.frontends.headless_run`).
 
 The plan the model records (``update_plan``) is part of json and markdown output only;
 text output shows the call as any other on stderr, nothing more.
