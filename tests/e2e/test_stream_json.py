@@ -248,3 +248,60 @@ def test_other_outputs_are_unchanged(run_cli, project: Path) -> None:
     assert proc.stdout == "The file says: hello world.\n"
     assert proc.stderr.splitlines()[-1] == "aiagent: tokens in/out 3000/70 · cost $0.0100"
     assert os.path.isdir(project)
+
+
+def test_messages_are_read_as_they_arrive(clean_env: dict[str, str], project: Path) -> None:
+    with FakeLLM([Turn(text="first answer"), Turn(text="second answer")]) as fake:
+        proc = subprocess.Popen(
+            [AIAGENT, "-o", "stream-json", "--input-format", "stream-json", "--model", MODEL],
+            cwd=project, env={**clean_env, **anthropic_env(fake)}, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(user_line("one") + "\n")
+        proc.stdin.flush()
+        seen = []
+        while not seen or seen[-1]["type"] != "result":  # the answer comes before stdin ends
+            seen.append(json.loads(proc.stdout.readline()))
+        assert seen[-1]["result"] == "first answer" and len(fake.requests) == 1
+        proc.stdin.write(user_line("two") + "\n")
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        assert proc.wait(timeout=30) == 0
+    assert lines_of(rest)[-1]["result"] == "second answer"
+
+
+def test_a_retried_stream_says_so(run_cli, project: Path) -> None:
+    script = [Turn(text="partial answer that is cut", text_chunks=5, cut_after=3),
+              Turn(text="whole answer")]
+    with FakeLLM(script) as fake:
+        proc = run_cli(*STREAM, "--include-partial-messages", "-p", "go", cwd=project,
+                       env=anthropic_env(fake))
+    assert proc.returncode == 0, proc.stderr
+    lines = lines_of(proc.stdout)
+    kinds = [ln.get("subtype") or ln["type"] for ln in lines]
+    assert "retry" in kinds and kinds.index("retry") < kinds.index("assistant")
+    after = lines[kinds.index("retry"):]
+    text = "".join(ln["event"]["delta"]["text"] for ln in after
+                   if ln["type"] == "stream_event" and "delta" in ln["event"])
+    assert text == "whole answer"
+    assert [ln["message"]["content"] for ln in lines if ln["type"] == "assistant"] == [
+        [{"type": "text", "text": "whole answer"}]]
+
+
+def test_sigterm_still_writes_the_result(clean_env: dict[str, str], project: Path) -> None:
+    slow = Turn(text="word " * 200, text_chunks=200, chunk_delay=0.05)
+    with FakeLLM([slow]) as fake:
+        proc = subprocess.Popen([AIAGENT, *STREAM, "--include-partial-messages", "-p", "talk"],
+                                cwd=project, env={**clean_env, **anthropic_env(fake)},
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        while '"stream_event"' not in proc.stdout.readline():
+            pass
+        proc.terminate()
+        rest = proc.stdout.read()
+        code = proc.wait(timeout=30)
+    assert code == 143
+    result = lines_of(rest)[-1]
+    assert (result["subtype"], result["stop_reason"], result["exit_code"]) == \
+        ("error_during_execution", "interrupted", 143)
