@@ -11,20 +11,22 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import IO, Any
 
-PROGRESS_EVERY = 0.2  # seconds between two progress lines (the last one is always sent)
+PROGRESS_EVERY = 0.2  # seconds between two progress lines that differ only in their numbers
 
 
 class Out:
     """The protocol's stdout, written from any thread, progress lines rate-limited."""
 
     def __init__(self, stream: IO[bytes]) -> None:
-        self.stream, self.lock, self.last = stream, threading.Lock(), 0.0
+        self.stream, self.lock = stream, threading.Lock()
+        self.last, self.kind = 0.0, ""
 
     def send(self, message: dict[str, Any]) -> None:
         data = json.dumps(message, ensure_ascii=False, default=str).encode() + b"\n"
@@ -33,10 +35,10 @@ class Out:
             self.stream.flush()
 
     def progress(self, done: float, total: float | None, message: str) -> None:
-        now = time.monotonic()
-        if now - self.last < PROGRESS_EVERY:
+        now, kind = time.monotonic(), re.sub(r"\d+", "#", message)
+        if kind == self.kind and now - self.last < PROGRESS_EVERY:
             return
-        self.last = now
+        self.last, self.kind = now, kind
         self.send({"progress": done, "total": total, "message": message})
 
 
