@@ -241,3 +241,42 @@ def test_stdout_carries_only_protocol_messages(env: dict[str, str], project: Pat
     for line in [*lines, *rest.splitlines()]:
         if line.strip():
             assert json.loads(line)["jsonrpc"] == "2.0"
+
+
+def _start_slow_call(proc: subprocess.Popen[bytes], fake: FakeLLM) -> None:
+    _send(proc, INIT)
+    _answer(proc)
+    _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "run_task", "arguments": {"prompt": "go slowly"}}})
+    deadline = time.monotonic() + 30
+    while not fake.requests and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def test_sigterm_mid_task_ends_the_server_and_its_worker(env: dict[str, str], project: Path,
+                                                         tmp_path: Path) -> None:
+    import signal
+
+    with FakeLLM(SLOW) as fake, (tmp_path / "err").open("w+") as err:
+        proc = _raw_server(project, _slow_task(fake, env), err)
+        _start_slow_call(proc, fake)
+        assert _mine(env["HOME"]), "no worker running"
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=20)
+    assert code == 0
+    assert _no_workers_from(env["HOME"])
+    assert "Traceback" not in (tmp_path / "err").read_text()
+
+
+def test_a_call_over_the_time_limit_is_stopped(env: dict[str, str], project: Path,
+                                               tmp_path: Path) -> None:
+    async def go(fake: FakeLLM) -> Any:
+        async with serving(project, _slow_task(fake, env), tmp_path / "err",
+                           "--call-timeout", "3") as session:
+            return await asyncio.wait_for(session.call_tool("run_task", {"prompt": "go slowly"}), 30)
+
+    with FakeLLM(SLOW) as fake:
+        result = run(go(fake))
+    assert result.is_error and "stopped after 3 s" in _text(result)
+    assert _no_workers_from(env["HOME"])

@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from aiagent.testing import FakeLLM, ToolCall, Turn
 from servekit import serving
+
+from aiagent.testing import FakeLLM, ToolCall, Turn
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vulnerable-app"
 TOOLS = {"run_task", "security_audit", "review_diff", "analyze_log", "build_wiki"}

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -142,14 +143,14 @@ class _WorkerCall:
         await self.ctx.report_progress(value, total, str(item.get("message") or "")[:500])
 
     def _outcome(self, reply: dict[str, Any] | None, watcher: asyncio.Future[Any]) -> dict[str, Any]:
+        outcome = watcher.result() if watcher.done() and not watcher.cancelled() else None
+        if outcome is not None and outcome.timed_out:  # whatever it managed to answer
+            raise ToolFailed(f"{self.tool}: stopped after {self.options.call_timeout:g} s "
+                             "(the server's --call-timeout)")
         if reply is not None and "result" in reply:
             return reply["result"]  # type: ignore[no-any-return]
         if reply is not None:
             raise ToolFailed(str(reply["error"]))
-        outcome = watcher.result() if watcher.done() and not watcher.cancelled() else None
-        if outcome is not None and outcome.timed_out:
-            raise ToolFailed(f"{self.tool}: stopped after {self.options.call_timeout:g} s "
-                             "(the server's --call-timeout)")
         code = outcome.exit_code if outcome is not None else None
         raise ToolFailed(f"{self.tool}: the worker ended without an answer (exit status {code})")
 
@@ -172,10 +173,10 @@ def clamp_mode(asked: str | None, cap: str) -> str:
     """The mode a run_task call runs in: ``asked`` (default: the cap); a mode wider than
     the server's cap is refused, never widened nor silently narrowed."""
     mode = asked or cap
-    if MODES.index(mode) > MODES.index(cap):  # type: ignore[arg-type]
+    if MODES.index(mode) > MODES.index(cap):
         raise ToolFailed(f"approval_mode {mode!r} is wider than this server allows ({cap!r}: "
                          "its --approval-mode and the user's config); ask for "
-                         f"{', '.join(MODES[:MODES.index(cap) + 1])}")  # type: ignore[arg-type]
+                         f"{', '.join(MODES[:MODES.index(cap) + 1])}")
     return mode
 
 
@@ -205,7 +206,9 @@ def build(options: ServeOptions) -> Any:
     return server
 
 
-def _register(server: Any, options: ServeOptions, call: Any, where: Any) -> None:
+def _register(server: MCPServer[Any], options: ServeOptions,
+              call: Callable[[str, dict[str, Any], Context], Awaitable[dict[str, Any]]],
+              where: Callable[..., str]) -> None:
     @server.tool()
     async def run_task(prompt: Annotated[str, Field(min_length=1, max_length=MAX_PROMPT)],
                        ctx: Context,

@@ -159,7 +159,11 @@ async def _read_in_thread(fd: int, splitter: Any) -> None:
         except OSError:
             pass
         finally:
-            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(None))
+            loop.call_soon_threadsafe(finish)
+
+    def finish() -> None:
+        if not done.done():
+            done.set_result(None)
 
     threading.Thread(target=pump, name="mcp-serve-stdin", daemon=True).start()
     await done

@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from aiagent.infra.config.settings import ConfigError, Settings
 
@@ -72,7 +72,7 @@ def run_task(args: dict[str, Any], job: Job) -> dict[str, Any]:
         raise TaskError(str(exc)) from None
     renderer = _ProgressRenderer(job.progress, app.settings.agent.max_turns)
     try:
-        transcript = asyncio.run(drive(agent, args["prompt"], renderer))
+        transcript = asyncio.run(drive(agent, args["prompt"], cast(Any, renderer)))
     finally:
         session.close()
     out = to_json(transcript)
@@ -141,7 +141,13 @@ def review_diff(args: dict[str, Any], job: Job) -> dict[str, Any]:
     from aiagent.agent.core.session import SessionRequest
     from aiagent.app import Application
     from aiagent.contracts.providers import AuthError, ProviderError
-    from aiagent.engines.review import DiffSpec, PipelineError, ReviewInputError, ReviewRequest, review
+    from aiagent.engines.review import (
+        DiffSpec,
+        PipelineError,
+        ReviewInputError,
+        ReviewRequest,
+        review,
+    )
     from aiagent.engines.review.render import RENDERERS
     from aiagent.engines.security.defaults import load_defaults
 
