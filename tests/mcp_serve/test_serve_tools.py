@@ -159,3 +159,25 @@ def test_run_task_never_widens_the_servers_approval_mode(env: dict[str, str], pr
     assert wider.is_error and "wider than this server allows" in _text(wider)
     assert not default.is_error and default.structured_content["approval_mode"] == "read-only"
     assert asked == 1  # the refused call never reached the model
+
+
+def test_run_task_tools_narrow_what_the_model_is_offered(env: dict[str, str], project: Path,
+                                                         tmp_path: Path) -> None:
+    config = Path(env["XDG_CONFIG_HOME"]) / "aiagent"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('[agent]\ntools = ["read_file", "list_dir", "grep_files"]\n')
+
+    async def go(fake: FakeLLM) -> tuple[Any, Any]:
+        async with serving(project, _fake_env(env, fake), tmp_path / "err") as session:
+            narrow = await session.call_tool("run_task", {"prompt": "hi", "tools": ["read_file"]})
+            wider = await session.call_tool("run_task", {"prompt": "hi", "tools": ["shell"]})
+        return narrow, wider
+
+    with FakeLLM([Turn(text="ok")]) as fake:
+        narrow, wider = run(go(fake))
+        sent = fake.requests
+    assert not narrow.is_error, _text(narrow)
+    offered = [t["function"]["name"] for t in sent[0]["json"]["tools"]]
+    assert offered == ["read_file"]
+    assert wider.is_error and "'shell_command' is not offered" in _text(wider)
+    assert len(sent) == 1

@@ -218,7 +218,7 @@ def _register(server: MCPServer[Any], options: ServeOptions,
                        approval_mode: Mode | None = None) -> dict[str, Any]:
         """Run a task with aiagent's agent, headless, in the server's folder: the answer,
         turns, tool calls, usage and stop reason. approval_mode may narrow, never widen,
-        the server's (default: the server's); tools narrows the tools offered."""
+        the server's (default: the server's); tools narrows the tools offered (never adds one)."""
         try:
             mode = clamp_mode(approval_mode, options.cap)
         except ToolFailed as exc:

@@ -56,7 +56,7 @@ def run_task(args: dict[str, Any], job: Job) -> dict[str, Any]:
     if args.get("max_turns"):
         agent_layer["max_turns"] = args["max_turns"]
     if args.get("tools") is not None:
-        agent_layer["tools"] = list(args["tools"])
+        agent_layer["tools"] = narrowed(settings(job, {"agent": dict(agent_layer)}), args["tools"])
     app = Application(settings(job, {"agent": agent_layer}), interactive=False)
     try:
         choice = app.resolve()
@@ -79,6 +79,25 @@ def run_task(args: dict[str, Any], job: Job) -> dict[str, Any]:
     out.update(provider=choice.name, model=choice.model, session_id=session.info.id,
                approval_mode=args["approval_mode"])
     return out
+
+
+def narrowed(conf: Settings, names: list[str]) -> list[str]:
+    """A client's tool list, expanded (groups such as ``read``) and checked against what the
+    server's own settings offer: it may leave tools out, never add one."""
+    from aiagent.agent.tools.base import ToolRegistry
+    from aiagent.app import expand_tool_names, offered_tools
+
+    registry = ToolRegistry()
+    try:
+        offered = set(offered_tools(conf, registry))
+        wanted = expand_tool_names(names, registry, "tools")
+    except ConfigError as exc:
+        raise TaskError(str(exc)) from None
+    extra = [n for n in wanted if n not in offered]
+    if extra:
+        raise TaskError(f"tools: {extra[0]!r} is not offered by this server's settings "
+                        f"(offered: {', '.join(sorted(offered))})")
+    return wanted
 
 
 class _ProgressRenderer:
