@@ -226,6 +226,12 @@ def _register(server: MCPServer[Any], options: ServeOptions,
         return await call("run_task", {"prompt": prompt, "max_turns": max_turns, "tools": tools,
                                        "approval_mode": mode}, ctx)
 
+    _register_engines(server, call, where)
+
+
+def _register_engines(server: MCPServer[Any],
+                      call: Callable[[str, dict[str, Any], Context], Awaitable[dict[str, Any]]],
+                      where: Callable[..., str]) -> None:
     @server.tool()
     async def security_audit(ctx: Context, path: PathArg = ".", min_severity: Severity = "info",
                              max_findings: Annotated[int, Field(ge=1, le=10_000)] = 500

@@ -11,6 +11,7 @@ the static log analysis and the wiki pipeline.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,8 +202,6 @@ def review_diff(args: dict[str, Any], job: Job) -> dict[str, Any]:
     finally:
         for started in built:
             started.close()
-    import json
-
     return {**json.loads(RENDERERS["json"](report, "")), "notes": report.notes,
             "errors": report.errors, "model_used": report.model_used}
 
