@@ -119,3 +119,17 @@ def test_zizmor_catches_a_broken_copy(tmp_path: Path) -> None:
         "        set -euo pipefail\n        echo \"${{ github.event.pull_request.title }}\"\n", 1))
     proc = zizmor(bad)
     assert proc.returncode != 0 and "template-injection" in proc.stdout + proc.stderr
+
+
+def test_the_projects_own_workflow_rules_agree() -> None:
+    """aiagent's own scanner for workflow files (injection, unpinned actions) finds nothing
+    here, and finds both in bad copies."""
+    from aiagent.engines.security.scanners.config_actions import scan_workflow
+
+    text = ACTION.read_text()
+    assert scan_workflow("action.yml", text) == []
+    injected = text.replace("        set -euo pipefail\n", "        set -euo pipefail\n"
+                            "        echo \"${{ github.event.pull_request.title }}\"\n", 1)
+    unpinned = re.sub(r"upload-sarif@[0-9a-f]{40}", "upload-sarif@v4", text)
+    assert [f.id for f in scan_workflow("action.yml", injected)] == ["GHA-INJECTION-001"]
+    assert [f.id for f in scan_workflow("action.yml", unpinned)] == ["GHA-UNPINNED-001"]
