@@ -133,3 +133,18 @@ def test_the_projects_own_workflow_rules_agree() -> None:
     unpinned = re.sub(r"upload-sarif@[0-9a-f]{40}", "upload-sarif@v4", text)
     assert [f.id for f in scan_workflow("action.yml", injected)] == ["GHA-INJECTION-001"]
     assert [f.id for f in scan_workflow("action.yml", unpinned)] == ["GHA-UNPINNED-001"]
+
+
+def test_the_docs_use_and_list_the_real_inputs() -> None:
+    """docs/ci.md: the usage example passes only inputs the action has, and the table lists
+    every input."""
+    doc = (ROOT / "docs" / "ci.md").read_text()
+    doc = doc[doc.index("## GitHub Action"):doc.index("## GitLab CI template")]
+    inputs = set(load()["inputs"])
+    blocks = re.findall(r"```yaml\n(.*?)```", doc, re.S)
+    usage = [yaml.safe_load(b) for b in blocks if "OWNER/aiagent@v1" in b]
+    steps = [s for b in usage for j in b["jobs"].values() for s in j["steps"]
+             if s.get("uses") == "OWNER/aiagent@v1"]
+    assert steps and all(set(s.get("with") or {}) <= inputs for s in steps)
+    listed = set(re.findall(r"^\| `([\w-]+)`(?: / `([\w-]+)`)? \|", doc, re.M))
+    assert {name for pair in listed for name in pair if name} == inputs
