@@ -139,6 +139,8 @@ class LazyGroup(click.Group):
               help="code-review: exit 1 when there are more than N findings.")
 @click.option("--dry-run", is_flag=True,
               help="code-review with -o github/gitlab: print the payload, post nothing.")
+@click.option("--save", multiple=True, metavar="FORMAT=PATH",
+              help="code-review: also write the report to PATH (json, markdown, sarif, counts, codequality). Repeatable.")
 @click.option(
     "--cwd", type=click.Path(file_okay=False), help="Work in this folder instead of the current one."
 )

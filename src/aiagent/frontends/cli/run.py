@@ -99,6 +99,7 @@ MODE_OPTIONS = {  # option -> (its flag, the modes it belongs to)
     "base": ("--base", ("code-review",)),
     "dry_run": ("--dry-run", ("code-review",)),
     "max_findings": ("--max-findings", ("code-review",)),
+    "save": ("--save", ("code-review",)),
     "fail_on": ("--fail-on", ("code-review", "log-analysis")),
 }
 
@@ -111,7 +112,7 @@ def mode_error(options: dict[str, Any]) -> str:
         return f"--output {output} is not available with --mode {mode} " \
                f"(choose from: {', '.join(MODE_OUTPUTS[mode])})"
     for key, (flag, modes) in MODE_OPTIONS.items():
-        if options.get(key) not in (None, False) and mode not in modes:
+        if options.get(key) not in (None, False, ()) and mode not in modes:
             return f"{flag} needs --mode {' or --mode '.join(modes)}"
     return ""
 
