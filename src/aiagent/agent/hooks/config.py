@@ -225,8 +225,8 @@ def _claude_sets(settings: Settings, default_timeout: float) -> tuple[list[HookS
             continue
         if not opted_in:
             if _has_hooks(path):
-                ignored.append(Ignored(None, str(path), "hooks", "not read: set [hooks] "
-                                       "read_claude_settings = true in your config to run its hooks"))
+                ignored.append(Ignored(None, str(path), "hooks", "Claude Code settings are read only with [hooks] "
+                                       "read_claude_settings = true in your config"))
             continue
         found, skipped = _claude_specs(path, origin, default_timeout)
         ignored += skipped
