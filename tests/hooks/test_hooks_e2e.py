@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from aiagent.testing import ToolCall, Turn
 from hookkit import PY, hook
+
+from aiagent.testing import ToolCall, Turn
 
 
 def test_pre_tool_use_exit_2_denies_and_the_model_reads_the_reason(run_agent, user_config, tmp_path: Path) -> None:
