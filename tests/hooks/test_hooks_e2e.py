@@ -22,7 +22,7 @@ def test_pre_tool_use_exit_2_denies_and_the_model_reads_the_reason(run_agent, us
     assert payload["hook_event_name"] == "PreToolUse" and payload["tool_name"] == "read_file"
     assert payload["tool_input"]["file_path"].endswith("notes.txt")
     assert payload["cwd"] and payload["session_id"] and "transcript_path" in payload
-    assert payload["tool_use_id"]
+    assert payload["tool_use_id"] and payload["permission_mode"] == "prompt"
 
 
 def test_pre_tool_use_json_deny(run_agent, user_config) -> None:

@@ -41,6 +41,7 @@ def attach(agent: Any, settings: Settings, *, session_id: str, report: Any = Non
         permission_mode=str(getattr(policy, "mode", "default")))
     fired = engine.UserHooks(hooks, facts, say)
     fired.conversation = lambda: agent.conversation.messages
+    fired.policy = policy
     if hooks.has("PreToolUse"):
         agent.approval = engine.HookApproval(policy, fired)
     agent.add_hooks(fired.as_hooks())

@@ -65,6 +65,7 @@ class UserHooks:
         self.env = {**facts.env, "AIAGENT_PROJECT_DIR": str(facts.project),
                     "CLAUDE_PROJECT_DIR": str(facts.project)}
         self.conversation: Callable[[], list[Message]] = list
+        self.policy: Any = None  # the approval policy: its mode now is the payload's permission_mode
         self._mark: tuple[str, int, str] | None = None  # (tool, id(args), allow | ask)
         self._denied: set[str] = set()  # ids of calls a hook denied (no PostToolUse)
 
@@ -96,7 +97,7 @@ class UserHooks:
             "session_id": self.facts.session_id,
             "transcript_path": "",  # aiagent keeps sessions in a database, not a JSONL file
             "cwd": str(self.facts.cwd),
-            "permission_mode": self.facts.permission_mode,
+            "permission_mode": str(getattr(self.policy, "mode", self.facts.permission_mode)),
             "hook_event_name": spec.event,
             **extra,
         }
