@@ -20,7 +20,14 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from aiagent.contracts.messages import MAX_IMAGE_BASE64, ImageBlock, ImagePart, Message, TextBlock, human_size
+from aiagent.contracts.messages import (
+    MAX_IMAGE_BASE64,
+    ImageBlock,
+    ImagePart,
+    Message,
+    TextBlock,
+    human_size,
+)
 
 EXIT_USAGE = 2
 SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")

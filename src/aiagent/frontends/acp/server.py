@@ -23,8 +23,8 @@ from aiagent import __version__
 from aiagent.agent.core.images import ImageInputError, check_count, decode_image, vision_refusal
 from aiagent.agent.core.session import SessionRequest
 from aiagent.app import Application
-from aiagent.contracts.messages import ImageBlock
 from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, ErrorEvent, ToolResultEvent
+from aiagent.contracts.messages import ImageBlock
 from aiagent.contracts.providers import AuthError
 from aiagent.frontends.acp import modes, permissions
 from aiagent.frontends.acp.files import ClientFiles

@@ -182,6 +182,12 @@ class InteractiveApp:
             self.say(render.notice("✗ cannot send: " + "; ".join(
                 self.parts.problems if self.parts else [self.fatal or "not ready"]), "red"))
             return
+        from aiagent.frontends.tui.images import images_to_send
+
+        taken = images_to_send(self, text, line_mode=not hasattr(self.input, "line"))
+        if taken is None:
+            return
+        text, images = taken
         prompt, attached = attach_mentions(text, self.workspace)
         for item in attached:
             extra = f", {item.note}" if item.note else ""
@@ -189,7 +195,7 @@ class InteractiveApp:
                                    f"{extra})"))
         prompt = self.next_message.attach_to(prompt)
 
-        await run_turn(self, prompt)
+        await run_turn(self, prompt, images)
 
     async def _open_previous(self) -> None:
         """``--continue`` / ``--resume``: show the history of the session that was opened."""
