@@ -14,7 +14,14 @@ from importlib import resources
 from typing import Any
 
 from aiagent.agent.core.tokens import message_tokens, text_tokens
-from aiagent.contracts.messages import Block, ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import (
+    Block,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from aiagent.contracts.providers import CompletionRequest, Provider, Restart, TextDelta
 
 SUMMARY_HEADER = "[Summary of the earlier part of this conversation, made to save context]"

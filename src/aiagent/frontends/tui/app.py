@@ -61,6 +61,7 @@ class InteractiveApp:
         self.commands = build_commands(self)
         self.skill_approvals = SkillApprovals(self.screen)
         self.input: Any = None
+        self.pasted_images: Any = None  # images pasted into the prompt being written (images.py)
         self._ready: asyncio.Task[None] | None = None
         self._mcp_warm: asyncio.Future[None] | None = None
 
