@@ -6,6 +6,8 @@ image again from the stored session."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -189,3 +191,16 @@ def test_json_output_and_session_store_keep_working(run_cli, project: Path) -> N
     assert '"answer": "A red picture."' in proc.stdout
     shown = run_cli("sessions", "list", cwd=project)
     assert shown.returncode == 0, shown.stderr
+
+
+def test_markdown_export_names_the_image(run_cli, project: Path, clean_env: dict[str, str]) -> None:
+    write_image(project / "red.png")
+    _ok(run_cli, project, "anthropic", "-i", "red.png")
+    code = ("from aiagent.infra.store.sessions import SessionStore; import os, sys; "
+            "print(SessionStore.open(os.environ).list(sys.argv[1])[0].id)")
+    sid = subprocess.run([sys.executable, "-c", code, str(project)], env=clean_env,
+                         capture_output=True, text=True, check=True).stdout.strip()
+    exported = run_cli("sessions", "export", sid, "--format", "md", cwd=project)
+    assert exported.returncode == 0, exported.stderr
+    assert "*Image attached: red.png (image/png)*" in exported.stdout
+    assert "Tool result" not in exported.stdout
