@@ -22,6 +22,7 @@ import contextlib
 import json
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -269,7 +270,7 @@ def make_renderer(output: str, out: TextIO, err: TextIO) -> Renderer:
 
 
 async def drive(agent: Any, prompt: str, renderer: Renderer,
-                stopper: StopOnSignal | None = None) -> Transcript:
+                stopper: StopOnSignal | None = None, images: Sequence[Any] = ()) -> Transcript:
     """Consume the agent's events; Ctrl-C and SIGTERM cancel the run cleanly (through
     ``stopper`` when given, else through the event loop's signal handlers)."""
 
@@ -287,7 +288,7 @@ async def drive(agent: Any, prompt: str, renderer: Renderer,
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, agent.cancel)
     try:
-        async for event in agent.run(prompt):
+        async for event in agent.run(prompt, images) if images else agent.run(prompt):
             if isinstance(event, ApprovalRequestEvent):
                 event.answer("deny")  # headless never waits for a person
             transcript.add(event)
@@ -302,7 +303,7 @@ async def drive(agent: Any, prompt: str, renderer: Renderer,
 def run_headless(
     app: Application, prompt: str, output: str, out: TextIO | None = None,
     err: TextIO | None = None, *, session: SessionRequest | None = None,
-    readable: tuple[str, ...] = (),
+    readable: tuple[str, ...] = (), images: Sequence[Any] = (),
 ) -> int:
     """One headless run of ``prompt`` on the agent ``app`` builds (its provider already
     resolved by the caller, or resolved here). SIGINT and SIGTERM stop the run within 2 s
@@ -311,12 +312,12 @@ def run_headless(
     was kept)."""
     out, err = out or sys.stdout, err or sys.stderr
     with StopOnSignal() as stopper:
-        return _run(app, prompt, output, out, err, session, readable, stopper)
+        return _run(app, prompt, output, out, err, session, readable, stopper, images)
 
 
 def _run(app: Application, prompt: str, output: str, out: TextIO, err: TextIO,
          session: SessionRequest | None, readable: tuple[str, ...],
-         stopper: StopOnSignal) -> int:
+         stopper: StopOnSignal, images: Sequence[Any] = ()) -> int:
 
     try:
         started = app.start(session or SessionRequest(), title=prompt)
@@ -328,7 +329,7 @@ def _run(app: Application, prompt: str, output: str, out: TextIO, err: TextIO,
     for note in opened.notes:
         err.write(f"aiagent: note: {note}\n")
     renderer = make_renderer(output, out, err)
-    transcript = asyncio.run(drive(agent, prompt, renderer, stopper))
+    transcript = asyncio.run(drive(agent, prompt, renderer, stopper, images))
     if stopper.signum and transcript.done is not None and transcript.done.stop_reason == "interrupted":
         transcript.done = replace(transcript.done, exit_code=stopper.exit_code)
     renderer.finish(transcript)

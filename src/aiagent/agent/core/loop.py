@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from aiagent.agent.core.context import ContextPolicy, PassThrough
 from aiagent.agent.core.conversation import Conversation
+from aiagent.agent.core.images import ImageInputError, user_message, vision_refusal
 from aiagent.agent.core.protocols import ToolProtocol, make_protocol
 from aiagent.agent.tools.base import ToolRegistry, release_tool_state, validate_args
 from aiagent.contracts.approval import AllowAll, ApprovalPolicy
@@ -45,6 +46,7 @@ from aiagent.contracts.events import (
 from aiagent.contracts.hooks import Hooks, ToolCall
 from aiagent.contracts.messages import (
     Block,
+    ImageBlock,
     Message,
     TextBlock,
     ToolResultBlock,
@@ -156,10 +158,11 @@ class Agent:
 
     # ---- public ----------------------------------------------------------------------
 
-    async def run(self, user_input: str) -> AsyncIterator[AgentEvent]:
+    async def run(self, user_input: str, images: Sequence[ImageBlock] = ()) -> AsyncIterator[AgentEvent]:
+        """The events of one prompt; ``images``: what the user attached (see ``images.py``)."""
         queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
         self._cancel.clear()
-        self._worker = asyncio.create_task(self._work(user_input, queue.put_nowait))
+        self._worker = asyncio.create_task(self._work(user_input, queue.put_nowait, tuple(images)))
         try:
             while True:
                 event = await queue.get()
@@ -263,12 +266,15 @@ class Agent:
 
     # ---- the loop --------------------------------------------------------------------
 
-    async def _work(self, user_input: str, emit: Callable[[AgentEvent], None]) -> None:
+    async def _work(self, user_input: str, emit: Callable[[AgentEvent], None],
+                    images: tuple[ImageBlock, ...] = ()) -> None:
         turns, answer = 0, ""
         self.protocol.begin_run()
         try:
             async with asyncio.timeout(self.config.timeout or None):
-                self.conversation.append(Message.user(user_input))
+                if images and (refused := vision_refusal(self.provider, self.config.model)):
+                    raise ImageInputError(refused)
+                self.conversation.append(user_message(user_input, images))
                 if not self._started:
                     self._started = True
                     await self.hooks.conversation_start(self.conversation.messages)
@@ -294,7 +300,7 @@ class Agent:
             emit(DoneEvent("timeout", answer, turns, self.usage, EXIT_LIMIT))
         except asyncio.CancelledError:
             emit(DoneEvent("interrupted", answer, turns, self.usage, EXIT_INTERRUPTED))
-        except ProviderError as exc:
+        except (ProviderError, ImageInputError) as exc:
             emit(ErrorEvent(str(exc), exc.exit_code))
             emit(DoneEvent("error", answer, turns, self.usage, exc.exit_code))
         except Exception as exc:  # noqa: BLE001 - the stream must always end with Done

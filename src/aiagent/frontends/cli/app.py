@@ -83,6 +83,10 @@ class LazyGroup(click.Group):
 @click.option(
     "-f", "--file", "prompt_file", type=click.Path(dir_okay=False), help="Read the task from a file."
 )
+@click.option(
+    "-i", "--image", "images", multiple=True, metavar="FILE",
+    help="Attach an image (PNG, JPEG, GIF, WebP) to the prompt. Repeatable.",
+)
 @click.option("-m", "--model", help="Model name (overrides config and AIAGENT_MODEL).")
 @click.option("--provider", type=click.Choice(["anthropic", "openai", "ollama"]))
 @click.option("--max-turns", type=click.IntRange(min=1), help="Most model responses in one run.")

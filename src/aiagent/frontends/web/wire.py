@@ -27,7 +27,7 @@ from aiagent.contracts.events import (
     TurnEndEvent,
     UsageEvent,
 )
-from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.frontends.web.engines import EngineNotice
 
 
@@ -96,6 +96,8 @@ def message_data(message: Message) -> dict[str, Any]:
     for block in message.content:
         if isinstance(block, TextBlock):
             blocks.append({"type": "text", "text": block.text})
+        elif isinstance(block, ImageBlock):  # the name and size, not the bytes
+            blocks.append({"type": "image", "name": block.name, "describe": block.image.describe()})
         elif isinstance(block, ToolUseBlock):
             blocks.append({"type": "tool_use", "id": block.id, "name": block.name,
                            "input": block.input})
