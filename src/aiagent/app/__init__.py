@@ -186,6 +186,9 @@ class Application:
         if self.settings.skills.on:
             self._add_skills(agent)
         self._add_mcp(agent)
+        from aiagent.app.subagents import attach as attach_subagents
+
+        attach_subagents(self, agent)  # the task tool and its children
         return agent
 
     def skill_runtime(self, **kwargs: Any) -> SkillRuntime:

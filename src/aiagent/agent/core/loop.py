@@ -200,6 +200,10 @@ class Agent:
         self.usage = Usage()
         session.attach(self)
 
+    def add_usage(self, usage: Usage) -> None:
+        """Count tokens spent for this agent elsewhere (a ``task`` child) in its total."""
+        self.usage = self.usage + usage
+
     def use_files(self, files: FileAccess | None) -> None:
         """Let tools read files through the front-end (an editor's unsaved buffers)."""
         self.files = files
@@ -363,8 +367,11 @@ class Agent:
         result, so the history stays valid for the next request."""
         results: list[ToolResultBlock] = []
         try:
-            for use in uses:
-                results.append(await self._call_tool(use, emit))
+            for batch in self._batches(uses):  # tools marked ``concurrent`` run side by side
+                if len(batch) == 1:
+                    results.append(await self._call_tool(batch[0], emit))
+                else:
+                    results += await asyncio.gather(*(self._call_tool(u, emit) for u in batch))
         finally:
             finished = len(results) == len(uses)
             for use in uses[len(results) :]:
@@ -372,6 +379,20 @@ class Agent:
             reply = self.protocol.results_message(uses, results, finished)
             if reply is not None:
                 self.conversation.append(reply)
+
+    def _batches(self, uses: list[ToolUseBlock]) -> list[list[ToolUseBlock]]:
+        """Consecutive calls of tools that say ``concurrent = True`` (``task``) in one batch."""
+        batches: list[list[ToolUseBlock]] = []
+        together = False
+        for use in uses:
+            tool = self.tools.get(use.name) if use.name in self.tools else None
+            alone = not getattr(tool, "concurrent", False)
+            if batches and together and not alone:
+                batches[-1].append(use)
+            else:
+                batches.append([use])
+            together = not alone
+        return batches
 
     async def _call_tool(
         self, use: ToolUseBlock, emit: Callable[[AgentEvent], None]
