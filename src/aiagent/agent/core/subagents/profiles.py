@@ -54,6 +54,8 @@ class Profile:
     model: str = INHERIT
     mode: str | None = None  # an aiagent approval mode, or a refused one (narrow_mode says)
     warnings: tuple[str, ...] = ()
+    #: each name of ``tools`` as written, with the aiagent tools it stands for
+    asked: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(slots=True)
@@ -139,20 +141,23 @@ def load_profile(path: Path, *, builtin: bool = False) -> Profile:
     if not isinstance(description, str) or not description.strip():
         raise ProfileError(f"{path}: description is missing")
     warnings: list[str] = []
-    tools = _tools(meta.get("tools"), path, warnings, strict=False)
-    disallowed = _tools(meta.get("disallowedTools"), path, warnings, strict=True) or ()
+    asked = _tools(meta.get("tools"), path, warnings, strict=False)
+    denied = _tools(meta.get("disallowedTools"), path, warnings, strict=True) or []
+    tools = None if asked is None else tuple(dict.fromkeys(t for _, ts in asked for t in ts))
+    disallowed = tuple(t for _, ts in denied for t in ts)
     mode = meta.get("permissionMode", meta.get("approval_mode"))
     return Profile(
         name=name, description=description.strip(), prompt=body.strip(),
         source="built-in" if builtin else str(path), tools=tools, disallowed=tuple(disallowed),
         model=str(meta.get("model") or INHERIT).strip(), mode=None if mode is None else str(mode),
-        warnings=tuple(warnings),
+        warnings=tuple(warnings), asked=tuple(asked or ()),
     )
 
 
-def _tools(value: Any, path: Path, warnings: list[str], *, strict: bool) -> tuple[str, ...] | None:
-    """A ``tools`` field as aiagent tool names. Unknown names: dropped with a warning, or
-    (``strict``, for a deny list) the profile is refused."""
+def _tools(value: Any, path: Path, warnings: list[str],
+           *, strict: bool) -> list[tuple[str, tuple[str, ...]]] | None:
+    """A ``tools`` field: each name with the aiagent tools it stands for. Unknown names:
+    dropped with a warning, or (``strict``, for a deny list) the profile is refused."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -161,7 +166,7 @@ def _tools(value: Any, path: Path, warnings: list[str], *, strict: bool) -> tupl
         items = [v.strip() for v in value]
     else:
         raise ProfileError(f"{path}: tools must be a comma-separated list of tool names")
-    out: list[str] = []
+    out: list[tuple[str, tuple[str, ...]]] = []
     for item in filter(None, items):
         mapped = map_tool(item)
         if mapped is None and strict:
@@ -169,8 +174,9 @@ def _tools(value: Any, path: Path, warnings: list[str], *, strict: bool) -> tupl
                                "know; refusing the profile rather than ignoring a deny")
         if mapped is None:
             warnings.append(f"{path}: unknown tool {item!r} ignored")
-        out += mapped or []
-    return tuple(dict.fromkeys(out))
+        else:
+            out.append((item, tuple(mapped)))
+    return out
 
 
 def map_tool(name: str) -> list[str] | None:
@@ -186,9 +192,9 @@ def narrow_tools(profile: Profile, parent: Collection[str]) -> tuple[list[str], 
     """The child's tools: the profile's (or all the parent's), only those the parent has,
     less the disallowed ones; and a warning for each tool the parent lacks."""
     wanted = list(parent) if profile.tools is None else list(profile.tools)
-    missing = [t for t in wanted if t not in parent]
     chosen = [t for t in wanted if t in parent and t not in profile.disallowed]
-    notes = [f"agent {profile.name}: tool {t} dropped: this run does not offer it to the parent"
+    missing = [name for name, tools in profile.asked if not any(t in parent for t in tools)]
+    notes = [f"agent {profile.name}: tool {t} dropped: the parent agent does not have it"
              for t in missing]
     return chosen, notes
 
