@@ -13,9 +13,7 @@ from typing import Any
 
 import psutil
 import pytest
-
-from aiagent.testing import FakeLLM, ToolCall, Turn
-from tests.subagents.test_task_headless import (
+from tests.subagents.scripting import (
     PARENT_PROMPT,
     conversation,
     env_for,
@@ -24,6 +22,8 @@ from tests.subagents.test_task_headless import (
     task,
     who,
 )
+
+from aiagent.testing import FakeLLM, ToolCall, Turn
 
 AIAGENT = str(Path(sys.executable).with_name("aiagent"))
 REVIEWER = """---
@@ -203,3 +203,24 @@ def _running(text: str) -> bool:
         if found.info["status"] != psutil.STATUS_ZOMBIE and text in " ".join(found.info["cmdline"] or []):
             return True
     return False
+
+
+@pytest.mark.parametrize("mode", ["plan", "read-only"])
+def test_a_narrower_mode_is_applied(run_cli, project: Path, mode: str) -> None:
+    write_profile(project / ".agent" / "agents", "looker", f"""---
+name: looker
+description: only looks
+permissionMode: {mode}
+---
+Look only.
+""")
+    target = project / "written.txt"
+    write = ToolCall("write_file", {"file_path": str(target), "content": "x"})
+    turns = [Turn(tool_calls=[write]), Turn(text="refused")]
+    proc, bodies = run_one_child(run_cli, project, "looker", turns, "--trust",
+                                 "--approval-mode", "auto-edit")
+    task_result(proc)
+    assert not target.exists()  # auto-edit would let the parent write; the profile may not
+    assert "not allowed" in json.dumps(child_bodies(bodies)[1]["messages"])
+    proc, _ = run_one_child(run_cli, project, "", turns, "--approval-mode", "auto-edit")
+    assert target.exists()  # the same call from the general profile: allowed

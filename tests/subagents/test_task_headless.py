@@ -9,66 +9,22 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.subagents.scripting import (
+    PARENT_PROMPT,
+    conversation,
+    env_for,
+    offered,
+    system_of,
+    task,
+    turn_of,
+    who,
+)
 
 from aiagent.testing import FakeLLM, ToolCall, Turn
-
-PARENT_PROMPT = "Delegate the reading."
-
-
-def env_for(fake: FakeLLM) -> dict[str, str]:
-    return {"ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "sk-ant-test-123456"}
-
-
-def first_user_text(body: dict[str, Any]) -> str:
-    first = body["messages"][0]["content"]
-    return first if isinstance(first, str) else "".join(b.get("text", "") for b in first)
-
-
-def who(body: dict[str, Any]) -> str:
-    """``parent`` or the child's prompt."""
-    text = first_user_text(body)
-    return "parent" if PARENT_PROMPT in text else text
-
-
-def turn_of(body: dict[str, Any]) -> int:
-    """How many answers of the model this request already holds (0: the first request)."""
-    return sum(1 for m in body["messages"] if m["role"] == "assistant")
-
-
-def system_of(body: dict[str, Any]) -> str:
-    system = body.get("system", "")
-    return system if isinstance(system, str) else "".join(b.get("text", "") for b in system)
-
-
-def offered(body: dict[str, Any]) -> list[str]:
-    return [t["name"] for t in body.get("tools", [])]
-
-
-def task(prompt: str, agent: str | None = None, description: str = "a task") -> ToolCall:
-    args = {"description": description, "prompt": prompt}
-    if agent:
-        args["agent"] = agent
-    return ToolCall("task", args)
-
-
-Answer = Callable[[dict[str, Any]], Turn]
-
-
-def conversation(parent: list[Turn], children: dict[str, list[Turn]]) -> Answer:
-    """A responder: the parent's turns in order, each child's turns in order."""
-
-    def answer(body: dict[str, Any]) -> Turn:
-        sender = who(body)
-        turns = parent if sender == "parent" else children[sender]
-        index = turn_of(body)
-        return turns[index] if index < len(turns) else Turn(text="(script exhausted)")
-
-    return answer
 
 
 @pytest.fixture
@@ -140,10 +96,9 @@ def _two_children(limit: int, project: Path, run_cli) -> list[str]:
         order.append(f"{sender}:{turn_of(body)}")
         if sender == "child B":
             both_asked.set()
-        if sender == "child A" and turn_of(body) == 0 and limit > 1:
-            # with room for two, B asks while A's first answer is still pending
-            if not both_asked.wait(10):
-                order.append("B did not start while A was running")
+        # with room for two, B asks while A's first answer is still pending
+        if sender == "child A" and turn_of(body) == 0 and limit > 1 and not both_asked.wait(10):
+            order.append("B did not start while A was running")
         if sender == "parent":
             return Turn(tool_calls=[task("child A"), task("child B")]) if turn_of(body) == 0 \
                 else Turn(text="both done")

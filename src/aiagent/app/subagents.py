@@ -117,9 +117,13 @@ def _limit(app: Application) -> int:
 
 def _approval(profile: Profile, policy: ApprovalPolicy) -> tuple[ApprovalPolicy, list[str]]:
     """The parent's policy, or a copy in the narrower mode the profile asks for."""
-    mode, notes = narrow_mode(profile, getattr(policy, "mode", None))
+    from aiagent.agent.permissions.policy import PermissionPolicy
+
+    if not isinstance(policy, PermissionPolicy):
+        return policy, []
+    mode, notes = narrow_mode(profile, policy.mode)
     if mode is None:
         return policy, notes
-    narrowed = copy.copy(policy)
-    narrowed.mode = mode  # type: ignore[attr-defined] - a PermissionPolicy (it has a mode)
+    narrowed = copy.copy(policy)  # the same rules and saved grants, in the narrower mode
+    narrowed.mode = mode  # type: ignore[assignment]  # checked against MODES by narrow_mode
     return narrowed, notes

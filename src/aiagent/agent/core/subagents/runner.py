@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.core.loop import EXIT_INTERRUPTED
 from aiagent.agent.core.subagents.profiles import DEFAULT, Catalog, Profile, ProfileError
 from aiagent.contracts.events import AgentEvent, ApprovalRequestEvent, DoneEvent, SubagentEvent
 from aiagent.contracts.messages import Usage
@@ -91,6 +92,8 @@ class Subagents:
                 await child.aclose()
             finally:
                 self.parent.add_usage(child.usage)
+                if done is None:  # stopped from outside (the parent was cancelled)
+                    forward(DoneEvent("interrupted", "", 0, child.usage, EXIT_INTERRUPTED))
                 self.runs.append(ChildRun(label, profile.name, model,
                                           done.stop_reason if done else "interrupted",
                                           done.turns if done else 0, child.usage))
