@@ -367,7 +367,7 @@ class Agent:
         result, so the history stays valid for the next request."""
         results: list[ToolResultBlock] = []
         try:
-            for batch in self._batches(uses):  # tools marked ``concurrent`` run side by side
+            for batch in batches(uses, self.tools):  # tools marked ``concurrent``: side by side
                 if len(batch) == 1:
                     results.append(await self._call_tool(batch[0], emit))
                 else:
@@ -379,20 +379,6 @@ class Agent:
             reply = self.protocol.results_message(uses, results, finished)
             if reply is not None:
                 self.conversation.append(reply)
-
-    def _batches(self, uses: list[ToolUseBlock]) -> list[list[ToolUseBlock]]:
-        """Consecutive calls of tools that say ``concurrent = True`` (``task``) in one batch."""
-        batches: list[list[ToolUseBlock]] = []
-        together = False
-        for use in uses:
-            tool = self.tools.get(use.name) if use.name in self.tools else None
-            alone = not getattr(tool, "concurrent", False)
-            if batches and together and not alone:
-                batches[-1].append(use)
-            else:
-                batches.append([use])
-            together = not alone
-        return batches
 
     async def _call_tool(
         self, use: ToolUseBlock, emit: Callable[[AgentEvent], None]
@@ -463,6 +449,21 @@ async def guard(work: Any, who: str) -> ToolResult:
     except Exception as exc:  # noqa: BLE001 - a tool's bug must not end the run
         log.debug("%s failed", who, exc_info=exc)  # the traceback under --debug
         return ToolResult(f"{who} failed: {type(exc).__name__}: {exc}", True)
+
+
+def batches(uses: list[ToolUseBlock], tools: ToolRegistry) -> list[list[ToolUseBlock]]:
+    """Consecutive calls of tools that say ``concurrent = True`` (``task``) in one batch."""
+    found: list[list[ToolUseBlock]] = []
+    together = False
+    for use in uses:
+        tool = tools.get(use.name) if use.name in tools else None
+        alone = not getattr(tool, "concurrent", False)
+        if found and together and not alone:
+            found[-1].append(use)
+        else:
+            found.append([use])
+        together = not alone
+    return found
 
 
 def tracebacks_shown() -> bool:
