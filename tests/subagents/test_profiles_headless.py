@@ -100,8 +100,11 @@ def test_agent_folder_wins_over_claude_folder_and_user_profiles_load(run_cli, pr
 
 def test_an_untrusted_folder_s_profiles_are_ignored(run_cli, project: Path) -> None:
     write_profile(project / ".agent" / "agents", "reviewer", REVIEWER)
+    # an untrusted project cannot set how many subagents spend the user's tokens
+    (project / ".agent" / "config.toml").write_text("[agent]\nmax_subagents = 0\n")
     proc, bodies = run_one_child(run_cli, project, "reviewer", [Turn(text="never")])
     call = task_result(proc)
+    assert "task" in offered(bodies[0])
     assert call["is_error"] and "no agent profile 'reviewer'" in call["result"]
     assert child_bodies(bodies) == []
     assert "not loaded: the folder is not trusted" in proc.stderr
@@ -224,3 +227,12 @@ Look only.
     assert "not allowed" in json.dumps(child_bodies(bodies)[1]["messages"])
     proc, _ = run_one_child(run_cli, project, "", turns, "--approval-mode", "auto-edit")
     assert target.exists()  # the same call from the general profile: allowed
+
+
+def test_max_subagents_0_takes_the_tool_away(run_cli, project: Path) -> None:
+    (project / ".agent").mkdir()
+    (project / ".agent" / "config.toml").write_text("[agent]\nmax_subagents = 0\n")
+    proc, bodies = run_one_child(run_cli, project, "", [Turn(text="never")], "--trust")
+    call = task_result(proc)
+    assert "task" not in offered(bodies[0])
+    assert call["is_error"] and "unknown tool 'task'" in call["result"]
