@@ -187,6 +187,9 @@ class Application:
             self._add_skills(agent)
         self._add_mcp(agent)
         self._add_user_hooks(agent, session)
+        from aiagent.app.subagents import attach as attach_subagents
+
+        attach_subagents(self, agent)  # the task tool and its children (they see the hooks above)
         return agent
 
     def _add_user_hooks(self, agent: Agent, session: AgentSession) -> None:

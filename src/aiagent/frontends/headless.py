@@ -37,6 +37,7 @@ from aiagent.contracts.events import (
     ErrorEvent,
     PlanUpdatedEvent,
     RetryEvent,
+    SubagentEvent,
     TextDeltaEvent,
     ToolCallEvent,
     ToolOutputEvent,
@@ -46,7 +47,7 @@ from aiagent.contracts.events import (
 from aiagent.contracts.messages import Usage
 from aiagent.contracts.providers import ProviderError
 from aiagent.frontends.interrupt import DaemonThreads, StopOnSignal
-from aiagent.frontends.terminal_text import json_for_terminal, neutralise, safe_event
+from aiagent.frontends.terminal_text import json_for_terminal, neutralise, safe_event, subagent_line
 from aiagent.infra.config.settings import ConfigError
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ class Transcript:
     errors: list[str] = field(default_factory=list)
     done: DoneEvent | None = None
     plan: PlanUpdatedEvent | None = None  # the last one (a resumed session's, until replaced)
+    subagents: list[dict[str, Any]] = field(default_factory=list)  # each task child, when done
 
     def add(self, event: AgentEvent) -> None:
         if isinstance(event, TextDeltaEvent):
@@ -95,6 +97,18 @@ class Transcript:
             self.errors.append(event.message)
         elif isinstance(event, DoneEvent):
             self.done = event
+        elif isinstance(event, SubagentEvent) and isinstance(event.event, DoneEvent):
+            self.subagents.append(subagent_json(event))
+
+
+def subagent_json(event: SubagentEvent) -> dict[str, Any]:
+    """A finished ``task`` child: which, on what model, how it ended, its tokens (counted
+    in the run's usage too)."""
+    done = event.event
+    assert isinstance(done, DoneEvent)
+    return {"id": event.id, "agent": event.name, "label": event.label, "model": event.model,
+            "stop_reason": done.stop_reason, "turns": done.turns,
+            "usage": done.usage.as_dict() if usage_reported(done.usage) else None}
 
 
 class Renderer:
@@ -125,6 +139,8 @@ class Renderer:
             self._note(f"aiagent: error: {event.message}{_debug_hint(event)}")
         elif isinstance(event, TurnEndEvent):
             self._end_turn(transcript)
+        elif isinstance(event, SubagentEvent) and (line := subagent_line(event, PREVIEW)):
+            self._note(line)
 
     def _end_turn(self, transcript: Transcript) -> None:
         if not self.live:
@@ -196,6 +212,7 @@ def to_json(t: Transcript) -> dict[str, Any]:
         "exit_code": done.exit_code if done else 5,
         "errors": t.errors,
         "plan": plan_json(t.plan),
+        "subagents": t.subagents,
     }
 
 

@@ -203,6 +203,10 @@ class Agent:
         self.usage = Usage()
         session.attach(self)
 
+    def add_usage(self, usage: Usage) -> None:
+        """Count tokens spent for this agent elsewhere (a ``task`` child) in its total."""
+        self.usage = self.usage + usage
+
     def use_files(self, files: FileAccess | None) -> None:
         """Let tools read files through the front-end (an editor's unsaved buffers)."""
         self.files = files
@@ -369,8 +373,11 @@ class Agent:
         result, so the history stays valid for the next request."""
         results: list[ToolResultBlock] = []
         try:
-            for use in uses:
-                results.append(await self._call_tool(use, emit))
+            for batch in batches(uses, self.tools):  # tools marked ``concurrent``: side by side
+                if len(batch) == 1:
+                    results.append(await self._call_tool(batch[0], emit))
+                else:
+                    results += await asyncio.gather(*(self._call_tool(u, emit) for u in batch))
         finally:
             finished = len(results) == len(uses)
             for use in uses[len(results) :]:
@@ -448,6 +455,21 @@ async def guard(work: Any, who: str) -> ToolResult:
     except Exception as exc:  # noqa: BLE001 - a tool's bug must not end the run
         log.debug("%s failed", who, exc_info=exc)  # the traceback under --debug
         return ToolResult(f"{who} failed: {type(exc).__name__}: {exc}", True)
+
+
+def batches(uses: list[ToolUseBlock], tools: ToolRegistry) -> list[list[ToolUseBlock]]:
+    """Consecutive calls of tools that say ``concurrent = True`` (``task``) in one batch."""
+    found: list[list[ToolUseBlock]] = []
+    together = False
+    for use in uses:
+        tool = tools.get(use.name) if use.name in tools else None
+        alone = not getattr(tool, "concurrent", False)
+        if found and together and not alone:
+            found[-1].append(use)
+        else:
+            found.append([use])
+        together = not alone
+    return found
 
 
 def tracebacks_shown() -> bool:

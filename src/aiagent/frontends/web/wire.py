@@ -20,6 +20,7 @@ from aiagent.contracts.events import (
     FileDiffEvent,
     PlanUpdatedEvent,
     RetryEvent,
+    SubagentEvent,
     TextDeltaEvent,
     ToolCallEvent,
     ToolOutputEvent,
@@ -64,7 +65,19 @@ def to_wire(event: AgentEvent | EngineNotice, workspace: Path | None = None) -> 
         return "plan", plan_data(event)
     if isinstance(event, EngineNotice):
         return "notice", {"message": event.message}
+    if isinstance(event, SubagentEvent):
+        return "subagent", subagent_data(event)
     return "other", {}
+
+
+def subagent_data(event: SubagentEvent) -> dict[str, Any]:
+    """A ``task`` child's event: which child (``label``), under which ``task`` call (``id``),
+    a display ``line`` (empty for events not shown), and the event itself as ``event``."""
+    from aiagent.frontends.terminal_text import subagent_line
+
+    kind, data = to_wire(event.event)
+    return {"id": event.id, "name": event.name, "label": event.label, "model": event.model,
+            "line": subagent_line(event) or "", "event": {"type": kind, "data": data}}
 
 
 def plan_data(event: PlanUpdatedEvent) -> dict[str, Any]:
@@ -87,7 +100,7 @@ def approval_data(event: ApprovalRequestEvent, workspace: Path | None) -> dict[s
             diff = ""
     return {"id": event.id, "tool": event.tool, "what": event.what, "args": event.args,
             "options": list(event.options), "command": command, "paths": list(paths),
-            "diff": diff}
+            "diff": diff, "agent": event.agent}
 
 
 def message_data(message: Message) -> dict[str, Any]:

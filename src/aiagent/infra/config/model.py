@@ -83,6 +83,8 @@ class AgentSettings:
     tool_protocol: str = "native"
     tools: list[str] | None = None
     system_prompt: str | None = None
+    max_subagents: int = 3  # task subagents at once; 0 = no task tool
+    subagent_depth: int = 1  # 1 = a subagent cannot start another
 
 
 @dataclass(frozen=True, slots=True)

@@ -338,6 +338,14 @@ function toolResult(id, content, isError) {
   tool.result.classList.toggle("error", !!isError);
   if (!tool.output.hidden) tool.box.open = false;
 }
+// a task child's step: a labelled line in its task call's block
+function subagentLine(data) {
+  const tool = state.tools.get(data.id);
+  if (!tool || !data.line) return;
+  tool.output.hidden = false;
+  tool.output.append(el("div", "subagent-line", data.line));
+  scrollDown();
+}
 function diffBlock(diff) {
   const pre = el("pre", "diff");
   for (const line of diff.split("\n")) {
@@ -374,7 +382,7 @@ function approvalCard(data) {
   state.live = null;
   const card = el("div", "approval");
   const title = data.command ? "Run this command?" : data.paths.length ? "Apply this change?" : "Allow " + data.tool + "?";
-  card.append(el("strong", null, title));
+  card.append(el("strong", null, (data.agent ? "[" + data.agent + "] " : "") + title));
   card.append(el("div", "what", data.command ? "$ " + data.command : data.paths.length ? data.paths.join(", ") : data.what));
   if (data.diff) card.append(diffBlock(data.diff));
   const choices = el("div", "choices");
@@ -417,6 +425,7 @@ function onEvent(type, data, id) {
     case "tool-call": toolBlock(data.id, data.name, data.args); break;
     case "tool-output": toolOutput(data.id, data.chunk); break;
     case "tool-result": toolResult(data.id, data.content, data.is_error); break;
+    case "subagent": subagentLine(data); break;
     case "file-diff": fileDiff(data); break;
     case "plan": showPlan(data); break;
     case "approval-request": approvalCard(data); break;
