@@ -298,3 +298,39 @@ def test_long_output_is_truncated_at_max_tokens(proxy: tuple[str, Recorder], wor
     assert recorder.chats[0].request["max_tokens"] == 16
     assert 0 < len(out["answer"]) < 16 * 12  # cut at 16 tokens, whatever the model wanted
     no_server_errors(recorder)
+
+
+# ---- the agent's own benchmark harness on the real model ------------------------------------
+
+
+def test_agent_eval_harness_runs_on_the_real_model(llama: Server, clean_env: dict[str, str], tmp_path: Path) -> None:
+    """bench/agent_eval/run.py, the whole path with a real model: one exercise, two attempts.
+    SmolLM2-135M rarely solves it; what is checked is that every attempt reached the model and
+    was scored (a row with both attempts, tokens counted, the pass-rate line)."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**clean_env, "OPENAI_BASE_URL": llama.url + "/v1", "OPENAI_API_KEY": "sk-local"}
+    # the user's config: short answers (the tiny model rambles), automatic tool calls unstreamed
+    config = Path(clean_env["XDG_CONFIG_HOME"]) / "aiagent" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[provider.openai]\nmax_tokens = 256\ntemperature = 0\nstream = false\n')
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, str(root / "bench" / "agent_eval" / "run.py"),
+                           "--tasks", str(root / "tests" / "agent_eval" / "exercises"), "--out", str(out),
+                           "--provider", "openai", "--model", TOOLS_MODEL, "--languages", "python",
+                           "--limit", "1", "--max-turns", "3", "--timeout", "240",
+                           "--tools", "read_file,write_file"],
+                          env=env, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last in ("pass rate: 0/1", "pass rate: 1/1"), proc.stdout
+    import sqlite3
+    db = sqlite3.connect(out / "results.sqlite")
+    try:
+        key, attempts, tokens, exits = db.execute(
+            "SELECT key, attempts, input_tokens, exits FROM result").fetchone()
+    finally:
+        db.close()
+    assert key == "python/leap"
+    assert attempts in (1, 2) and (attempts == 2 or last == "pass rate: 1/1")
+    assert tokens > 0, proc.stderr  # the requests reached the model and it reported usage
+    assert all(code in (0, 4) for code in json.loads(exits)), (exits, proc.stderr)

@@ -59,7 +59,8 @@ def test_every_builtin_declares_its_effect() -> None:
     expected = {
         "read": {"read_file", "list_dir", "grep_files", "search", "glob", "git_status", "git_diff",
                  "git_log", "job_list", "job_output", "ast_search", "repo_map", "lsp_definition",
-                 "lsp_references", "lsp_hover", "lsp_diagnostics", "lsp_symbols", "update_plan"},
+                 "lsp_references", "lsp_hover", "lsp_diagnostics", "lsp_symbols", "update_plan",
+                 "task"},
         "write": {"write_file", "edit", "apply_patch", "git_commit", "git_branch", "schedule_task"},
         "execute": {"shell", "shell_command", "exec_command", "write_stdin", "job_kill",
                     "schedule_task"},

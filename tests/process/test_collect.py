@@ -72,3 +72,12 @@ def test_stdin_pipe_carries_a_conversation(tmp_path: Path) -> None:
 def test_without_stdin_pipe_the_child_reads_dev_null(tmp_path: Path) -> None:
     done = asyncio.run(run_collected(["cat"], cwd=tmp_path, timeout=5))
     assert (done.exit_code, done.stdout, done.timed_out) == (0, b"", False)
+
+
+def test_stdin_bytes_reach_the_child_and_a_child_that_reads_none_does_not_block(tmp_path: Path) -> None:
+    data = b"payload \xff\n" * 200_000  # 2 MB: far past a pipe's buffer
+    echoed = asyncio.run(run_collected(["cat"], cwd=tmp_path, timeout=20, stdin=data))
+    assert echoed.exit_code == 0 and echoed.stdout == data
+    started = time.monotonic()
+    ignored = asyncio.run(run_collected(["true"], cwd=tmp_path, timeout=20, stdin=data))
+    assert ignored.exit_code == 0 and time.monotonic() - started < 10

@@ -275,14 +275,18 @@ def test_bad_input_gets_json_errors_and_the_server_stays_up(served: Served) -> N
 
 
 def test_oversized_message_is_413_when_the_body_is_read(served: Served) -> None:
+    from aiagent.frontends.web.api import MAX_BODY, MAX_IMAGES_BODY  # room for attached images
+
     sid = served.new_session()
     with served.client() as c:  # declared length over the limit
-        r = c.post(f"/api/sessions/{sid}/messages", content=b"x" * (2 << 20),
+        r = c.post(f"/api/sessions/{sid}/messages", content=b"x" * (MAX_IMAGES_BODY + 1),
                    headers={"content-type": "application/json"})
         assert r.status_code == 413 and "error" in r.json()
+        r = c.post(f"/api/sessions/{sid}/messages", json={"text": "x" * (MAX_BODY + 1)})
+        assert r.status_code == 413 and "longer than" in r.json()["error"]  # the text's own cap
 
         def chunks():  # no declared length: counted as it arrives
-            for _ in range(40):
+            for _ in range(MAX_IMAGES_BODY // (64 << 10) + 2):
                 yield b"x" * (64 << 10)
         try:
             r = c.post(f"/api/sessions/{sid}/messages", content=chunks(),

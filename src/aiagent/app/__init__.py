@@ -186,7 +186,17 @@ class Application:
         if self.settings.skills.on:
             self._add_skills(agent)
         self._add_mcp(agent)
+        self._add_user_hooks(agent, session)
+        from aiagent.app.subagents import attach as attach_subagents
+
+        attach_subagents(self, agent)  # the task tool and its children (they see the hooks above)
         return agent
+
+    def _add_user_hooks(self, agent: Agent, session: AgentSession) -> None:
+        """The user's ``[[hooks.EVENT]]`` commands (docs/hooks.md), fired at the agent's events."""
+        from aiagent.agent.hooks import attach
+
+        attach(agent, self.settings, session_id=session.info.id)
 
     def skill_runtime(self, **kwargs: Any) -> SkillRuntime:
         """A skill runtime on its own (listing skills, running a workflow): no agent."""

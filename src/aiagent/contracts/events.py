@@ -75,6 +75,8 @@ class ApprovalRequestEvent:
     future: asyncio.Future[ApprovalAnswer] | None = field(default=None, repr=False)
     kind: Literal["approval_request"] = "approval_request"
     effect: ToolEffect | None = None  # what the tool declares it does (front-ends read it)
+    #: the child agent that asks (a ``task`` subagent's label, e.g. ``reviewer#1``); "" = the main agent
+    agent: str = ""
 
     def answer(self, value: ApprovalAnswer) -> None:
         if self.future is not None and not self.future.done():
@@ -154,6 +156,24 @@ class DoneEvent:
     kind: Literal["done"] = "done"
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a child agent the ``task`` tool started, labelled with the child.
+
+    ``id`` is the parent's ``task`` call; ``name`` the profile; ``label`` tells children
+    apart (``reviewer#2``); ``event`` is the child's own event (a child's approval request
+    is not wrapped: it reaches the front-end as an :class:`ApprovalRequestEvent` whose
+    ``agent`` is the label). The child's :class:`DoneEvent` carries its usage; ``model`` is
+    the model it ran on (to price it)."""
+
+    id: str
+    name: str
+    label: str
+    event: AgentEvent
+    model: str = ""
+    kind: Literal["subagent"] = "subagent"
+
+
 AgentEvent = (
     TextDeltaEvent
     | ToolCallEvent
@@ -168,4 +188,5 @@ AgentEvent = (
     | TurnEndEvent
     | ErrorEvent
     | DoneEvent
+    | SubagentEvent
 )

@@ -89,7 +89,28 @@ class ToolResultBlock:
             if self.images else self.content
 
 
-Block = TextBlock | ToolUseBlock | ToolResultBlock
+@dataclass(frozen=True, slots=True)
+class ImageBlock:
+    """An image the user attached to a prompt (``--image``, a pasted path, ACP, the web
+    page): checked by ``agent/core/images.py`` before it is made, like a tool's images.
+    ``name`` is what the user attached (a file name), shown in transcripts and notes."""
+
+    image: ImagePart
+    name: str = ""
+    type: Literal["image"] = "image"
+
+    @property
+    def images(self) -> tuple[ImagePart, ...]:
+        return (self.image,)
+
+    def note(self, why: str) -> str:
+        """The line a model reads instead of the image (a resumed session on a model
+        without vision: the image was refused when it was attached, see the loop)."""
+        label = f"{self.name}: " if self.name else ""
+        return f"[image {label}{self.image.describe()}: {why}]"
+
+
+Block = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock
 Role = Literal["user", "assistant"]
 
 
@@ -106,6 +127,11 @@ class Message:
     def text(self) -> str:
         """All text blocks joined, in order."""
         return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def attached(self) -> list[ImageBlock]:
+        """The images the user attached to this message."""
+        return [b for b in self.content if isinstance(b, ImageBlock)]
 
     @property
     def tool_uses(self) -> list[ToolUseBlock]:

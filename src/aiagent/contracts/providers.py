@@ -67,8 +67,9 @@ class ProviderConfig:
     # False: ask for the whole answer at once (OpenAI wire only), for servers that cannot
     # stream tool calls; idle_timeout then has to cover the whole generation.
     stream: bool = True
-    # Whether the model accepts images in tool results; None: the built-in table decides
-    # (providers/vision.toml). Without vision a model reads a note for each image.
+    # Whether the model accepts images (attached by the user, or in tool results); None: the
+    # built-in table decides (providers/vision.toml). Without vision a model reads a note for
+    # each image of a tool, and a prompt with new attachments is refused (agent/core/images.py).
     vision: bool | None = None
 
 

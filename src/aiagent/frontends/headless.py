@@ -28,6 +28,7 @@ import contextlib
 import json
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -42,6 +43,7 @@ from aiagent.contracts.events import (
     ErrorEvent,
     PlanUpdatedEvent,
     RetryEvent,
+    SubagentEvent,
     TextDeltaEvent,
     ToolCallEvent,
     ToolOutputEvent,
@@ -51,7 +53,7 @@ from aiagent.contracts.events import (
 from aiagent.contracts.messages import Usage
 from aiagent.contracts.providers import ProviderError
 from aiagent.frontends.interrupt import DaemonThreads, StopOnSignal
-from aiagent.frontends.terminal_text import json_for_terminal, neutralise, safe_event
+from aiagent.frontends.terminal_text import json_for_terminal, neutralise, safe_event, subagent_line
 from aiagent.infra.config.settings import ConfigError
 
 if TYPE_CHECKING:
@@ -73,6 +75,7 @@ class Transcript:
     errors: list[str] = field(default_factory=list)
     done: DoneEvent | None = None
     plan: PlanUpdatedEvent | None = None  # the last one (a resumed session's, until replaced)
+    subagents: list[dict[str, Any]] = field(default_factory=list)  # each task child, when done
     denials: list[dict[str, Any]] = field(default_factory=list)  # calls nobody could approve
     cost_usd: float | None = None  # dollars so far, when the model's price is known
     stop_message: str = ""  # why a budget stopped the run
@@ -106,6 +109,18 @@ class Transcript:
             self.errors.append(event.message)
         elif isinstance(event, DoneEvent):
             self.done = event
+        elif isinstance(event, SubagentEvent) and isinstance(event.event, DoneEvent):
+            self.subagents.append(subagent_json(event))
+
+
+def subagent_json(event: SubagentEvent) -> dict[str, Any]:
+    """A finished ``task`` child: which, on what model, how it ended, its tokens (counted
+    in the run's usage too)."""
+    done = event.event
+    assert isinstance(done, DoneEvent)
+    return {"id": event.id, "agent": event.name, "label": event.label, "model": event.model,
+            "stop_reason": done.stop_reason, "turns": done.turns,
+            "usage": done.usage.as_dict() if usage_reported(done.usage) else None}
 
 
 def denial_of(event: ToolResultEvent, calls: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -145,6 +160,8 @@ class Renderer:
             self._note(f"aiagent: error: {event.message}{_debug_hint(event)}")
         elif isinstance(event, TurnEndEvent):
             self._end_turn(transcript)
+        elif isinstance(event, SubagentEvent) and (line := subagent_line(event, PREVIEW)):
+            self._note(line)
 
     def _end_turn(self, transcript: Transcript) -> None:
         if not self.live:
@@ -242,6 +259,7 @@ def to_json(t: Transcript) -> dict[str, Any]:
         "permission_denials": t.denials,
         "errors": t.errors,
         "plan": plan_json(t.plan),
+        "subagents": t.subagents,
     }
 
 
@@ -325,7 +343,8 @@ def make_renderer(output: str, out: TextIO, err: TextIO, *, partial: bool = Fals
 
 
 async def drive(agent: Any, prompt: str, renderer: Any,
-                stopper: StopOnSignal | None = None, *, close: bool = True) -> Transcript:
+                stopper: StopOnSignal | None = None, images: Sequence[Any] = (), *,
+                close: bool = True) -> Transcript:
     """Consume the agent's events; Ctrl-C and SIGTERM cancel the run cleanly (through
     ``stopper`` when given, else through the event loop's signal handlers). ``close``:
     release the agent at the end (not between the messages of one conversation)."""
@@ -344,7 +363,7 @@ async def drive(agent: Any, prompt: str, renderer: Any,
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, agent.cancel)
     try:
-        async for event in agent.run(prompt):
+        async for event in agent.run(prompt, images) if images else agent.run(prompt):
             if isinstance(event, ApprovalRequestEvent):
                 event.answer("deny")  # headless never waits for a person
             transcript.add(event)
@@ -360,7 +379,8 @@ async def drive(agent: Any, prompt: str, renderer: Any,
 def run_headless(
     app: Application, prompt: str, output: str, out: TextIO | None = None,
     err: TextIO | None = None, *, session: SessionRequest | None = None,
-    readable: tuple[str, ...] = (), stream: dict[str, bool] | None = None,
+    readable: tuple[str, ...] = (), images: Sequence[Any] = (),
+    stream: dict[str, bool] | None = None,
 ) -> int:
     """One headless run of ``prompt`` on the agent ``app`` builds (its provider already
     resolved by the caller, or resolved here). SIGINT and SIGTERM stop the run within 2 s
@@ -370,13 +390,17 @@ def run_headless(
     ``partial`` (stream_event lines)."""
     out, err = out or sys.stdout, err or sys.stderr
     with StopOnSignal() as stopper:
-        return _run(app, prompt, output, out, err, session, readable, stopper, stream or {})
+        return _run(app, prompt, output, out, err, session, readable, stopper, images,
+                    stream or {})
 
 
 def _run(app: Application, prompt: str, output: str, out: TextIO, err: TextIO,
          session: SessionRequest | None, readable: tuple[str, ...],
-         stopper: StopOnSignal, stream: dict[str, bool]) -> int:
+         stopper: StopOnSignal, images: Sequence[Any] = (),
+         stream: dict[str, bool] | None = None) -> int:
     from aiagent.frontends.headless_run import RunMeter
+
+    stream = stream or {}
 
     try:
         meter = RunMeter.of(app)
@@ -399,9 +423,10 @@ def _run(app: Application, prompt: str, output: str, out: TextIO, err: TextIO,
     if output == "stream-json":
         from aiagent.frontends.headless_run import stream_json_run
 
-        code = stream_json_run(app, started, prompt, renderer, stopper, settle, stream)
+        code = stream_json_run(app, started, prompt, renderer, stopper, settle,
+                               stream, images)
     else:
-        transcript = asyncio.run(drive(agent, prompt, renderer, stopper))
+        transcript = asyncio.run(drive(agent, prompt, renderer, stopper, images))
         code = settle(transcript)
         renderer.finish(transcript)
         out.flush()

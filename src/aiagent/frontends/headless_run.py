@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -79,9 +79,11 @@ def last_assistant(messages: list[Message]) -> Message | None:
 
 def stream_json_run(app: Application, started: Started, prompt: str,
                     renderer: StreamJsonRenderer, stopper: StopOnSignal,
-                    settle: Callable[[Transcript], int], stream: dict[str, bool]) -> int:
+                    settle: Callable[[Transcript], int], stream: dict[str, bool],
+                    images: Sequence[Any] = ()) -> int:
     """``-o stream-json``: the init line, then one run (or, with ``--input-format
-    stream-json``, one per message on stdin), each ending with its result line."""
+    stream-json``, one per message on stdin), each ending with its result line. The
+    ``--image`` files go with the first message."""
     from aiagent import __version__
     from aiagent.frontends.headless import drive
     from aiagent.frontends.stream_json import EXIT_BROKEN_PIPE
@@ -98,17 +100,21 @@ def stream_json_run(app: Application, started: Started, prompt: str,
         asyncio.run(agent.aclose())
         return EXIT_BROKEN_PIPE
     if not stream.get("input"):
-        transcript = asyncio.run(drive(agent, prompt, renderer, stopper))
+        transcript = asyncio.run(drive(agent, prompt, renderer, stopper, images))
         code = settle(transcript)
         renderer.finish(transcript)
         return code
 
+    attached = list(images)
+
+    async def one(text: str) -> Transcript:
+        first, attached[:] = tuple(attached), []
+        return await drive(agent, text, renderer, stopper, first, close=False)
+
     async def conversation() -> int:
         try:
-            return await converse(
-                prompt, MessageReader(sys.stdin.buffer),
-                lambda text: drive(agent, text, renderer, stopper, close=False),
-                settle, renderer, renderer.err)
+            return await converse(prompt, MessageReader(sys.stdin.buffer), one, settle,
+                                  renderer, renderer.err)
         finally:
             await agent.aclose()
 

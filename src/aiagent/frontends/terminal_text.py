@@ -73,3 +73,37 @@ def safe_event(event: Any) -> Any:
     if isinstance(args, dict):
         changes["args"] = neutralise_value(args)
     return dataclasses.replace(event, **changes) if changes else event
+
+
+def subagent_line(event: Any, limit: int = 300) -> str | None:
+    """One display line for a :class:`~aiagent.contracts.events.SubagentEvent` (what a
+    ``task`` child is doing, prefixed with its label), or None for events not shown (text
+    deltas, usage). Neutralised for the terminal."""
+    inner, labels = event, []
+    while getattr(inner, "kind", "") == "subagent":  # a child's child: both labels
+        labels.append(neutralise(inner.label))
+        inner = inner.event
+    inner = safe_event(inner)
+    text = _subagent_text(inner)
+    if text is None:
+        return None
+    flat = " ".join(text.split())
+    flat = flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return f"[{' › '.join(labels)}] {flat}"
+
+
+def _subagent_text(inner: Any) -> str | None:
+    kind = getattr(inner, "kind", "")
+    if kind == "tool_call":
+        return f"→ {inner.name} {json_for_terminal(inner.args)}"
+    if kind == "tool_result":
+        return f"{'✗' if inner.is_error else '←'} {inner.name}: {inner.content}"
+    if kind == "error":
+        return f"error: {inner.message}"
+    if kind == "retry":
+        return f"… {inner.reason}; retrying (attempt {inner.attempt})"
+    if kind == "done":
+        usage = inner.usage
+        return (f"done: {inner.stop_reason}, {inner.turns} turn(s), tokens in/out "
+                f"{usage.input_tokens}/{usage.output_tokens}")
+    return None

@@ -14,7 +14,14 @@ from importlib import resources
 from typing import Any
 
 from aiagent.agent.core.tokens import message_tokens, text_tokens
-from aiagent.contracts.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import (
+    Block,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from aiagent.contracts.providers import CompletionRequest, Provider, Restart, TextDelta
 
 SUMMARY_HEADER = "[Summary of the earlier part of this conversation, made to save context]"
@@ -131,6 +138,8 @@ def _render(message: Message) -> str:
         elif isinstance(block, ToolResultBlock):
             lines.append(f"Tool result{' (error)' if block.is_error else ''}: "
                          f"{_clip(block.content, TRANSCRIPT_RESULT_CHARS)}")
+        elif isinstance(block, ImageBlock):
+            lines.append(block.note("attached by the user"))
     return "\n".join(lines) + "\n"
 
 

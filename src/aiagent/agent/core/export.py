@@ -38,6 +38,8 @@ def _block_md(role: str, block: dict[str, Any], mask: SecretMasker) -> list[str]
     if kind == "tool_use":
         args = json.dumps(block.get("input", {}), ensure_ascii=False, indent=2)
         return [f"### Tool call `{block['name']}`", "", "```json", mask(args), "```", ""]
+    if kind == "image":  # an image the user attached: named, not inlined
+        return [f"*Image attached: {mask(str(block.get('name') or 'image'))} ({block.get('media_type')})*", ""]
     label = "Tool error" if block.get("is_error") else "Tool result"
     return [f"**{label}:**", "", _fence(mask(str(block.get("content", "")))), ""]
 

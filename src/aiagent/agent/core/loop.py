@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from aiagent.agent.core.context import ContextPolicy, PassThrough
 from aiagent.agent.core.conversation import Conversation
+from aiagent.agent.core.images import ImageInputError, user_message, vision_refusal
 from aiagent.agent.core.protocols import ToolProtocol, make_protocol
 from aiagent.agent.tools.base import ToolRegistry, release_tool_state, validate_args
 from aiagent.contracts.approval import AllowAll, ApprovalPolicy
@@ -45,6 +46,7 @@ from aiagent.contracts.events import (
 from aiagent.contracts.hooks import Hooks, ToolCall
 from aiagent.contracts.messages import (
     Block,
+    ImageBlock,
     Message,
     TextBlock,
     ToolResultBlock,
@@ -159,10 +161,11 @@ class Agent:
 
     # ---- public ----------------------------------------------------------------------
 
-    async def run(self, user_input: str) -> AsyncIterator[AgentEvent]:
+    async def run(self, user_input: str, images: Sequence[ImageBlock] = ()) -> AsyncIterator[AgentEvent]:
+        """The events of one prompt; ``images``: what the user attached (see ``images.py``)."""
         queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
         self._cancel.clear()
-        self._worker = asyncio.create_task(self._work(user_input, queue.put_nowait))
+        self._worker = asyncio.create_task(self._work(user_input, queue.put_nowait, tuple(images)))
         try:
             while True:
                 event = await queue.get()
@@ -206,6 +209,10 @@ class Agent:
     def use_budget(self, budget: Any) -> None:
         """Check ``budget`` (a :class:`~aiagent.agent.core.budget.Budget`) before each request."""
         self.budget = budget
+
+    def add_usage(self, usage: Usage) -> None:
+        """Count tokens spent for this agent elsewhere (a ``task`` child) in its total."""
+        self.usage = self.usage + usage
 
     def use_files(self, files: FileAccess | None) -> None:
         """Let tools read files through the front-end (an editor's unsaved buffers)."""
@@ -270,12 +277,15 @@ class Agent:
 
     # ---- the loop --------------------------------------------------------------------
 
-    async def _work(self, user_input: str, emit: Callable[[AgentEvent], None]) -> None:
+    async def _work(self, user_input: str, emit: Callable[[AgentEvent], None],
+                    images: tuple[ImageBlock, ...] = ()) -> None:
         turns, answer = 0, ""
         self.protocol.begin_run()
         try:
             async with asyncio.timeout(self.config.timeout or None):
-                self.conversation.append(Message.user(user_input))
+                if images and (refused := vision_refusal(self.provider, self.config.model)):
+                    raise ImageInputError(refused)
+                self.conversation.append(user_message(user_input, images))
                 if not self._started:
                     self._started = True
                     await self.hooks.conversation_start(self.conversation.messages)
@@ -301,7 +311,7 @@ class Agent:
             emit(DoneEvent("timeout", answer, turns, self.usage, EXIT_LIMIT))
         except asyncio.CancelledError:
             emit(DoneEvent("interrupted", answer, turns, self.usage, EXIT_INTERRUPTED))
-        except ProviderError as exc:
+        except (ProviderError, ImageInputError) as exc:
             emit(ErrorEvent(str(exc), exc.exit_code))
             emit(DoneEvent("error", answer, turns, self.usage, exc.exit_code))
         except Exception as exc:  # noqa: BLE001 - the stream must always end with Done
@@ -373,8 +383,11 @@ class Agent:
         result, so the history stays valid for the next request."""
         results: list[ToolResultBlock] = []
         try:
-            for use in uses:
-                results.append(await self._call_tool(use, emit))
+            for batch in batches(uses, self.tools):  # tools marked ``concurrent``: side by side
+                if len(batch) == 1:
+                    results.append(await self._call_tool(batch[0], emit))
+                else:
+                    results += await asyncio.gather(*(self._call_tool(u, emit) for u in batch))
         finally:
             finished = len(results) == len(uses)
             for use in uses[len(results) :]:
@@ -452,6 +465,21 @@ async def guard(work: Any, who: str) -> ToolResult:
     except Exception as exc:  # noqa: BLE001 - a tool's bug must not end the run
         log.debug("%s failed", who, exc_info=exc)  # the traceback under --debug
         return ToolResult(f"{who} failed: {type(exc).__name__}: {exc}", True)
+
+
+def batches(uses: list[ToolUseBlock], tools: ToolRegistry) -> list[list[ToolUseBlock]]:
+    """Consecutive calls of tools that say ``concurrent = True`` (``task``) in one batch."""
+    found: list[list[ToolUseBlock]] = []
+    together = False
+    for use in uses:
+        tool = tools.get(use.name) if use.name in tools else None
+        alone = not getattr(tool, "concurrent", False)
+        if found and together and not alone:
+            found[-1].append(use)
+        else:
+            found.append([use])
+        together = not alone
+    return found
 
 
 def tracebacks_shown() -> bool:

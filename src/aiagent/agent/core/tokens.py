@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
 
-from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.contracts.providers import ToolSpec
 
 CHARS_PER_TOKEN = 4
@@ -36,6 +36,8 @@ def message_tokens(message: Message) -> int:
             total += text_tokens(block.name) + text_tokens(raw)
         elif isinstance(block, ToolResultBlock):
             total += text_tokens(block.content) + IMAGE_TOKENS * len(block.images)
+        elif isinstance(block, ImageBlock):
+            total += IMAGE_TOKENS
     return total
 
 

@@ -50,6 +50,7 @@ BUILTIN_TOOLS: dict[str, str] = {
     "web_search": "aiagent.agent.tools.web:WebSearchTool",
     "schedule_task": "aiagent.agent.tools.schedule:ScheduleTaskTool",
     "update_plan": "aiagent.agent.tools.plan:UpdatePlanTool",
+    "task": "aiagent.agent.tools.task:TaskTool",  # wired to its subagents by aiagent.app
     **APPLE_TOOLS,  # tools/apple/tools.toml: offered only where their platform is (tools.apple.gating)
 }
 

@@ -33,26 +33,35 @@ def looks_like_image(head: bytes) -> bool:
 def image_part(data: bytes, label: str, size: int | None = None) -> ImagePart | str:
     """``data`` as an :class:`ImagePart`, or a note (``[image LABEL: why]``) naming what is
     wrong. ``size``: the real size when ``data`` was not read because it is too big."""
+    checked = check_image(data, size)
+    if isinstance(checked, ImagePart):
+        return checked
+    detail, why = checked
+    return f"[image {label}{detail}: {why}, not sent]"
+
+
+def check_image(data: bytes, size: int | None = None) -> ImagePart | tuple[str, str]:
+    """``data`` as an :class:`ImagePart`, or why not: (a detail such as the size, the
+    reason), for a tool's note and a user's attachment alike."""
     size = len(data) if size is None else size
     data = drop_damaged_ancillary_chunks(data)
     if (size + 2) // 3 * 4 > MAX_IMAGE_BASE64:
-        limit = human_size(MAX_IMAGE_BASE64)
-        return f"[image {label}, {human_size(size)}: more than {limit} once encoded, not sent]"
+        return f", {human_size(size)}", f"more than {human_size(MAX_IMAGE_BASE64)} once encoded"
     try:
         media_type, width, height = _inspect(data)
     except Exception as exc:  # Pillow raises many kinds for a broken file
         from PIL import Image, UnidentifiedImageError
 
         if isinstance(exc, Image.DecompressionBombError):
-            return f"[image {label}: too many pixels (a possible decompression bomb), not sent]"
+            return "", "too many pixels (a possible decompression bomb)"
         if isinstance(exc, UnidentifiedImageError):
             media_type, width, height = None, 0, 0
         else:
-            return f"[image {label}: a damaged image ({_clip(str(exc))}), not sent]"
+            return "", f"a damaged image ({_clip(str(exc))})"
     if media_type is None:
-        return f"[image {label}: not a PNG, JPEG, GIF or WebP image, not sent]"
+        return "", "not a PNG, JPEG, GIF or WebP image"
     if max(width, height) > MAX_SIDE:
-        return f"[image {label} {width}x{height}: larger than {MAX_SIDE} pixels a side, not sent]"
+        return f" {width}x{height}", f"larger than {MAX_SIDE} pixels a side"
     return ImagePart(media_type, base64.b64encode(data).decode("ascii"), width, height)
 
 

@@ -7,7 +7,7 @@ profile``, default ``default``):
               read_file, list_dir, grep_files, apply_patch, update_plan.
 ``default``   one tool per job: shell_command (with background jobs), read_file,
               list_dir, search, glob, ast_search, edit, write_file, apply_patch, the job tools and
-              the git tools, schedule_task, update_plan.
+              the git tools, schedule_task, update_plan, task (subagents).
 ``readonly``  looks but never changes anything: read_file, list_dir, grep_files, search,
               glob, ast_search, git_status, git_diff, git_log, update_plan (a plan changes
               nothing outside the conversation).
@@ -43,7 +43,7 @@ PROFILES: dict[str, tuple[str, ...]] = {
         "read_file", "list_dir", "search", "glob", "ast_search",
         "edit", "write_file", "apply_patch",
         "git_status", "git_diff", "git_log", "git_commit", "git_branch",
-        "schedule_task", "update_plan",
+        "schedule_task", "update_plan", "task",
     ),
     "readonly": (
         "read_file", "list_dir", "grep_files", "search", "glob", "ast_search",

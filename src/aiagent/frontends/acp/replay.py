@@ -15,7 +15,7 @@ from typing import Any
 from acp import schema
 
 from aiagent.agent.tools.plan import plans
-from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.contracts.tools import ToolEffect, effect_of
 from aiagent.frontends.acp.updates import (
     Update,
@@ -35,6 +35,9 @@ def replay(messages: list[Message], tools: Any) -> Iterator[Update]:
             if isinstance(block, TextBlock):
                 if block.text:
                     yield text_chunk(block.text, user=message.role == "user")
+            elif isinstance(block, ImageBlock):  # an image the user attached
+                yield schema.UserMessageChunk(session_update="user_message_chunk", content=schema.ImageContentBlock(
+                    type="image", mime_type=block.image.media_type, data=block.image.data))
             elif isinstance(block, ToolUseBlock):
                 yield _call(block, tools)
             elif isinstance(block, ToolResultBlock):

@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 from acp import PROTOCOL_VERSION, RequestError, schema
 
 from aiagent import __version__
+from aiagent.agent.core.images import ImageInputError, check_count, decode_image, vision_refusal
 from aiagent.agent.core.session import SessionRequest
 from aiagent.app import Application
 from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, ErrorEvent, ToolResultEvent
+from aiagent.contracts.messages import ImageBlock
 from aiagent.contracts.providers import AuthError
 from aiagent.frontends.acp import modes, permissions
 from aiagent.frontends.acp.files import ClientFiles
@@ -87,7 +89,7 @@ class AcpServer:
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=schema.PromptCapabilities(
-                    image=False, audio=False, embedded_context=True),
+                    image=True, audio=False, embedded_context=True),
                 mcp_capabilities=schema.McpCapabilities(http=True, sse=True),
             ),
             agent_info=schema.Implementation(name="aiagent", title="aiagent", version=__version__),
@@ -172,21 +174,23 @@ class AcpServer:
         if live.running:
             raise RequestError.invalid_request(
                 {"details": "a prompt is already running in this session; cancel it first"})
+        images = prompt_images(prompt, live.started.agent)
         live.running = True
         try:
-            return await self._turn(live, session_id, prompt_text(prompt))
+            return await self._turn(live, session_id, prompt_text(prompt), images)
         finally:
             live.running = False
             for task in list(live.asks):
                 task.cancel()
 
-    async def _turn(self, live: Live, session_id: str, text: str) -> schema.PromptResponse:
+    async def _turn(self, live: Live, session_id: str, text: str,
+                    images: list[ImageBlock]) -> schema.PromptResponse:
         agent = live.started.agent
         window = int(getattr(live.started.session.context, "budget", 0) or 0)
         view = TurnView(agent.workspace, agent.tools, window)
         error, done = "", None
         shown: dict[str, Any] = {}  # call id -> the terminal content of a call in the editor
-        async for event in agent.run(text):
+        async for event in agent.run(text, images):
             if isinstance(event, TerminalEvent):
                 shown[event.id] = terminal_content(event.terminal_id)
                 await self.conn.session_update(session_id=session_id, update=schema.ToolCallProgress(
@@ -288,9 +292,27 @@ def prompt_text(blocks: list[Any]) -> str:
             text = getattr(resource, "text", None)
             if isinstance(text, str):
                 parts.append(f'<context uri="{resource.uri}">\n{text}\n</context>')
-        else:
+        elif kind != "image":  # images: see prompt_images
             log.info("acp: a %s block in the prompt is not supported; left out", kind)
     return "\n".join(parts)
+
+
+def prompt_images(blocks: list[Any], agent: Any) -> list[ImageBlock]:
+    """The prompt's ``image`` blocks (base64 ``data``), checked as every attachment is; a
+    bad one, or images for a model without vision, is an invalid-params error and nothing
+    is sent."""
+    images: list[ImageBlock] = []
+    try:
+        for n, block in enumerate(b for b in blocks if getattr(b, "type", "") == "image"):
+            name = Path(_local(block.uri)).name if getattr(block, "uri", None) else f"image {n + 1}"
+            images.append(decode_image(str(block.data or ""), name))
+        check_count(images)
+    except ImageInputError as exc:
+        raise RequestError.invalid_params({"details": str(exc)}) from None
+    refused = vision_refusal(agent.provider, agent.config.model) if images else ""
+    if refused:
+        raise RequestError.invalid_params({"details": refused})
+    return images
 
 
 def _local(uri: str) -> str:

@@ -8,7 +8,7 @@ result carries a real diff, old and new text), and the output a command printed 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from acp import schema
 from aiagent.contracts.events import (
     AgentEvent,
     PlanUpdatedEvent,
+    SubagentEvent,
     TextDeltaEvent,
     ToolCallEvent,
     ToolOutputEvent,
@@ -127,7 +128,24 @@ class TurnView:
             return [self._usage(event.usage)]
         if isinstance(event, TurnEndEvent):
             self.last_stop = event.stop_reason
+        if isinstance(event, SubagentEvent):
+            return self._child(event)
         return []
+
+    def _child(self, event: SubagentEvent) -> list[Update]:
+        """A ``task`` child's tool calls as calls of their own, titled with the child's
+        label (its text and usage stay inside the child: the ``task`` result has its answer)."""
+        inner = event.event
+        if isinstance(inner, SubagentEvent):  # a child's child
+            inner = replace(inner, label=f"{event.label} › {inner.label}")
+            return self._child(inner)
+        if not isinstance(inner, ToolCallEvent | ToolOutputEvent | ToolResultEvent):
+            return []
+        updates = self.updates(replace(inner, id=f"{event.label}/{inner.id}"))
+        for update in updates:
+            if isinstance(update, schema.ToolCallStart):
+                update.title = f"[{event.label}] {update.title}"
+        return updates
 
     def call(self, call_id: str) -> CallView | None:
         return self.calls.get(call_id)

@@ -30,11 +30,12 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "workflow": ("aiagent.frontends.cli.workflow_cmd:workflow", "Run a workflow provided by a skill."),
     "trust": ("aiagent.frontends.cli.trust_cmd:trust", "Trust a folder: its skills and config may take effect."),
     "untrust": ("aiagent.frontends.cli.trust_cmd:untrust", "Stop trusting a folder."),
-    "mcp": ("aiagent.frontends.cli.mcp_cmd:mcp", "List, add, remove and try MCP servers."),
+    "mcp": ("aiagent.frontends.cli.mcp_cmd:mcp", "List, add, remove and try MCP servers; serve aiagent as one."),
     "wiki": ("aiagent.frontends.cli.wiki_cmd:wiki", "Generate a documentation wiki of a project (no key needed)."),
     "serve": ("aiagent.frontends.cli.serve_cmd:serve", "Serve a local web chat (prints its URL with a token)."),
     "schedule": ("aiagent.frontends.cli.schedule_cmd:schedule", "List, add or remove scheduled tasks."),
     "acp": ("aiagent.frontends.cli.acp_cmd:acp", "Serve an editor over the Agent Client Protocol (stdio)."),
+    "hooks": ("aiagent.frontends.cli.hooks_cmd:hooks", "List the user hooks configured here and where from."),
     "logs": ("aiagent.frontends.cli.logs_cmd:logs", "Parse a log into templates: per line (csv, jsonl) or a table."),
 }
 

@@ -83,6 +83,10 @@ class LazyGroup(click.Group):
 @click.option(
     "-f", "--file", "prompt_file", type=click.Path(dir_okay=False), help="Read the task from a file."
 )
+@click.option(
+    "-i", "--image", "images", multiple=True, metavar="FILE",
+    help="Attach an image (PNG, JPEG, GIF, WebP) to the prompt. Repeatable.",
+)
 @click.option("-m", "--model", help="Model name (overrides config and AIAGENT_MODEL).")
 @click.option("--provider", type=click.Choice(["anthropic", "openai", "ollama"]))
 @click.option("--max-turns", type=click.IntRange(min=1), help="Most model responses in one run.")
@@ -147,6 +151,8 @@ class LazyGroup(click.Group):
               help="code-review: exit 1 when there are more than N findings.")
 @click.option("--dry-run", is_flag=True,
               help="code-review with -o github/gitlab: print the payload, post nothing.")
+@click.option("--save", multiple=True, metavar="FORMAT=PATH",
+              help="code-review: also write the report to PATH (json, markdown, sarif, counts, codequality). Repeatable.")
 @click.option(
     "--cwd", type=click.Path(file_okay=False), help="Work in this folder instead of the current one."
 )

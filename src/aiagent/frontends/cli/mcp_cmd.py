@@ -1,4 +1,5 @@
-"""``aiagent mcp list|add|remove|test``: the MCP servers the agent uses.
+"""``aiagent mcp list|add|remove|test``: the MCP servers the agent uses; ``aiagent mcp serve``:
+aiagent itself as an MCP server on stdio (:mod:`aiagent.frontends.mcp_server`).
 
 ``add`` writes Claude Code's format: ``~/.config/aiagent/mcp.json`` (``--scope user``, the
 default) or the project's ``.mcp.json`` (``--scope project``, shared with other agents;
@@ -42,7 +43,7 @@ def _scope_file(settings: Any, scope: str) -> Path:
 
 @click.group()
 def mcp() -> None:
-    """List, add, remove and try MCP servers."""
+    """List, add, remove and try MCP servers; `serve` runs aiagent as one (stdio)."""
 
 
 @mcp.command("list")
@@ -164,6 +165,39 @@ async def try_server(config: Any, settings: Any) -> int:
     finally:
         await conn.close()
     return 0
+
+
+@mcp.command("serve")
+@click.option("--approval-mode", "approval_mode",
+              type=click.Choice(["read-only", "prompt", "auto-edit", "full-auto"]), default=None,
+              help="The widest approval mode a client's run_task may use (default: [agent] "
+                   "approval_mode of the config).")
+@click.option("--trust", is_flag=True, help="Trust the folder for this server (its skills and config).")
+@click.option("--provider", default=None, help="Provider for run_task and review_diff.")
+@click.option("--model", default=None, help="Model for run_task and review_diff.")
+@click.option("--cwd", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The folder to serve; client paths must stay inside it (default: the current one).")
+@click.option("--parallel", type=click.IntRange(1, 16), default=2, show_default=True,
+              help="Tool calls running at once (more wait their turn).")
+@click.option("--call-timeout", type=click.FloatRange(min=1), default=3600, show_default=True,
+              metavar="SECONDS", help="Stop a tool call after this long.")
+def serve(approval_mode: str | None, trust: bool, provider: str | None, model: str | None,
+          cwd: Path | None, parallel: int, call_timeout: float) -> None:
+    """Serve aiagent's tools to an MCP client (Claude Code, Codex, Gemini CLI) on stdio."""
+    from aiagent.frontends.cli.settings_load import settings_flags
+    from aiagent.frontends.mcp_server.main import run
+    from aiagent.frontends.mcp_server.server import ServeOptions
+
+    folder = (cwd or Path(os.getcwd())).resolve()
+    if not folder.is_dir():
+        raise click.ClickException(f"--cwd {folder}: no such folder")
+    flags = settings_flags({"approval_mode": approval_mode, "trust": trust, "provider": provider,
+                            "model": model})
+    settings = load_settings(folder, {"approval_mode": approval_mode, "trust": trust,
+                                      "provider": provider, "model": model})
+    options = ServeOptions(root=folder, flags=flags, cap=settings.agent.approval_mode,
+                           parallel=parallel, call_timeout=call_timeout)
+    sys.exit(run(options))
 
 
 def _pair(text: str, sep: str, option: str) -> tuple[str, str]:

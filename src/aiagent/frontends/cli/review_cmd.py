@@ -23,6 +23,7 @@ from aiagent.engines.review import (
     gate,
 )
 from aiagent.engines.review.render import RENDERERS
+from aiagent.frontends.cli.review_save import parse_saves, write_saves
 from aiagent.infra.config.flags import flags_layer
 from aiagent.infra.config.settings import ConfigError, Settings
 
@@ -59,6 +60,7 @@ def run_review(options: dict[str, Any]) -> int:
         return _fail(f"--cwd {cwd}: no such folder")
     try:
         spec = diff_spec(options)
+        options = {**options, "saves": parse_saves(options.get("save"))}
         settings = Settings.load(cwd, flags_layer({**options, "approval_mode": "read-only"}))
     except ConfigError as exc:
         return _fail(str(exc), exc.exit_code)
@@ -107,6 +109,9 @@ def _finish(report: Any, options: dict[str, Any], output: str) -> int:
     for line in report.discarded:
         _note(f"model finding discarded: {line}")
     reason = gate(report.findings, options.get("fail_on"), options.get("max_findings"))
+    save_errors = write_saves(options.get("saves") or [], report, reason)  # before posting
+    for error in save_errors:
+        click.echo(f"aiagent: error: {error}", err=True)
     if output in ("github", "gitlab"):
         code = _forge(report, output, reason, bool(options.get("dry_run")))
         if code:
@@ -118,6 +123,8 @@ def _finish(report: Any, options: dict[str, Any], output: str) -> int:
         click.echo(f"aiagent: error: {error}", err=True)
     if report.exit_code:
         return int(report.exit_code)
+    if save_errors:
+        return EXIT_USAGE
     if reason:
         click.echo(f"aiagent: gate failed: {reason}", err=True)
         return EXIT_GATE

@@ -6,16 +6,20 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from aiagent.agent.core.images import ImageInputError
 from aiagent.agent.core.session import SessionRequest
 from aiagent.app import Application
 from aiagent.contracts.providers import AuthError
 from aiagent.frontends.cli.piped import Piped, read_piped
 from aiagent.frontends.headless import run_headless
 from aiagent.infra.config.settings import ConfigError, Settings
+
+if TYPE_CHECKING:
+    from aiagent.contracts.messages import ImageBlock
 
 EXIT_USAGE = 2
 STDIN_WAIT = 10.0  # seconds a silent pipe may keep a run that already has a prompt waiting
@@ -101,6 +105,7 @@ MODE_OPTIONS = {  # option -> (its flag, the modes it belongs to)
     "base": ("--base", ("code-review",)),
     "dry_run": ("--dry-run", ("code-review",)),
     "max_findings": ("--max-findings", ("code-review",)),
+    "save": ("--save", ("code-review",)),
     "fail_on": ("--fail-on", ("code-review", "log-analysis")),
 }
 
@@ -117,7 +122,7 @@ def mode_error(options: dict[str, Any]) -> str:
     if options.get("include_partial_messages") and output != "stream-json":
         return "--include-partial-messages needs --output stream-json"
     for key, (flag, modes) in MODE_OPTIONS.items():
-        if options.get(key) not in (None, False) and mode not in modes:
+        if options.get(key) not in (None, False, ()) and mode not in modes:
             return f"{flag} needs --mode {' or --mode '.join(modes)}"
     return ""
 
@@ -144,6 +149,9 @@ def run_agent(options: dict[str, Any]) -> int:
     if not cwd.is_dir():
         return fail(f"--cwd {cwd}: no such folder")
     if wants_interactive(options):
+        if options.get("images"):
+            return fail("--image needs a prompt (--prompt or --file); in the interactive UI, "
+                        "paste the image's path into the prompt")
         from aiagent.frontends.tui import run_interactive
 
         return run_interactive(options, cwd)
@@ -157,6 +165,10 @@ def run_agent(options: dict[str, Any]) -> int:
         return fail(str(exc), exc.exit_code)
     if not prompt and options.get("input_format") != "stream-json":
         return fail("no prompt: give --prompt \"…\", --file PATH, or pipe text on stdin")
+    try:
+        images = attached_images(options.get("images") or (), cwd)
+    except ImageInputError as exc:
+        return fail(f"--image {exc}", exc.exit_code)
 
     app = Application.from_settings(settings, options)
     try:
@@ -172,10 +184,19 @@ def run_agent(options: dict[str, Any]) -> int:
         return fail(resume_hint(settings))
     request = SessionRequest(bool(options.get("continue_session")), options.get("resume"))
     return run_headless(app, prompt, options.get("output") or "text", session=request,
-                        readable=readable, stream=stream_options(options))
+                        readable=readable, images=images, stream=stream_options(options))
 
 
 def stream_options(options: dict[str, Any]) -> dict[str, bool]:
     """What ``-o stream-json`` is asked for: messages on stdin, partial text."""
     return {"input": options.get("input_format") == "stream-json",
             "partial": bool(options.get("include_partial_messages"))}
+
+
+def attached_images(paths: Any, cwd: Path) -> list[ImageBlock]:
+    """The ``--image`` files, checked (see :mod:`aiagent.agent.core.images`)."""
+    from aiagent.agent.core.images import check_count, load_image
+
+    images = [load_image(path, cwd) for path in paths]
+    check_count(images)
+    return images

@@ -61,6 +61,7 @@ class InteractiveApp:
         self.commands = build_commands(self)
         self.skill_approvals = SkillApprovals(self.screen)
         self.input: Any = None
+        self.pasted_images: Any = None  # images pasted into the prompt being written (images.py)
         self._ready: asyncio.Task[None] | None = None
         self._mcp_warm: asyncio.Future[None] | None = None
 
@@ -182,6 +183,12 @@ class InteractiveApp:
             self.say(render.notice("✗ cannot send: " + "; ".join(
                 self.parts.problems if self.parts else [self.fatal or "not ready"]), "red"))
             return
+        from aiagent.frontends.tui.images import images_to_send
+
+        taken = images_to_send(self, text, line_mode=not hasattr(self.input, "line"))
+        if taken is None:
+            return
+        text, images = taken
         prompt, attached = attach_mentions(text, self.workspace)
         for item in attached:
             extra = f", {item.note}" if item.note else ""
@@ -189,7 +196,7 @@ class InteractiveApp:
                                    f"{extra})"))
         prompt = self.next_message.attach_to(prompt)
 
-        await run_turn(self, prompt)
+        await run_turn(self, prompt, images)
 
     async def _open_previous(self) -> None:
         """``--continue`` / ``--resume``: show the history of the session that was opened."""

@@ -94,7 +94,13 @@ def permissions_of(event: ApprovalRequestEvent) -> list[tuple[str, str]]:
 
 
 def body_lines(event: ApprovalRequestEvent) -> tuple[str, list[str]]:
-    """The panel's title and its text lines (before the permissions and the options)."""
+    """The panel's title and its text lines (before the permissions and the options); a
+    ``task`` child's request names the child first."""
+    title, lines = _body_lines(event)
+    return (f"[{neutralise(event.agent)}] {title}" if event.agent else title), lines
+
+
+def _body_lines(event: ApprovalRequestEvent) -> tuple[str, list[str]]:
     if is_skill_request(event):
         name = event.args.get("skill") or event.tool.partition(":")[2] or event.what
         title = f'Skill "{name}" wants to activate'

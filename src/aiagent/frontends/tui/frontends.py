@@ -19,10 +19,11 @@ class TerminalInput:
 
     def __init__(self, app: InteractiveApp) -> None:
         from aiagent.frontends.tui.completion import CommandCompleter, InputCompleter, PathCompleter
+        from aiagent.frontends.tui.images import paste_hook
         from aiagent.frontends.tui.input import InputHooks, InputLine
 
         hooks = InputHooks(status=app.status_text, expand_last=app.expand_last,
-                           cycle_mode=app.cycle_mode)
+                           cycle_mode=app.cycle_mode, paste_images=paste_hook(app))
         completer = InputCompleter(CommandCompleter(app.commands),
                                    PathCompleter(lambda: app.workspace))
         history = None if app.env.get("AIAGENT_NO_HISTORY") else \

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from aiagent.agent.tools.plan import last_plan
-from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.frontends.tui import render
 from aiagent.frontends.tui.blocks import ToolBlock
 
@@ -43,6 +43,8 @@ def _show_block(screen: Screen, role: str, block: object,
                 screen.say(render.user_echo(block.text.strip()))
         else:
             screen.say(render.markdown(block.text, screen.term))
+    elif isinstance(block, ImageBlock):
+        screen.say(render.notice(f"  📎 {block.name or 'image'} ({block.image.describe()})"))
     elif isinstance(block, ToolUseBlock):
         tool = ToolBlock(block.id, block.name, dict(block.input))
         calls[block.id] = tool

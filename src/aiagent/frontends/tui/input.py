@@ -51,6 +51,8 @@ class InputHooks:
     cycle_mode: Callable[[], str]
     notice: str = ""
     pastes: dict[int, str] = field(default_factory=dict)
+    # a paste of image paths -> the placeholders to insert instead (see tui/images.py)
+    paste_images: Callable[[str], str | None] | None = None
 
 
 def expand_pastes(text: str, pastes: dict[int, str]) -> str:
@@ -156,7 +158,10 @@ class InputLine:
         def _paste(event: KeyPressEvent) -> None:
             text = event.data.replace("\r\n", "\n").replace("\r", "\n")
             lines = text.count("\n") + 1
-            if lines > PASTE_LINES or len(text) > PASTE_CHARS:
+            images = self.hooks.paste_images(text) if self.hooks.paste_images else None
+            if images is not None:
+                event.current_buffer.insert_text(images + " ")
+            elif lines > PASTE_LINES or len(text) > PASTE_CHARS:
                 number = len(self.hooks.pastes) + 1
                 self.hooks.pastes[number] = text
                 event.current_buffer.insert_text(f"[Pasted text #{number} +{lines} lines]")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from aiagent.frontends.tui import render
@@ -15,6 +15,7 @@ from aiagent.frontends.tui.view import PlainView, TurnView
 
 if TYPE_CHECKING:
     from aiagent.contracts.events import AgentEvent
+    from aiagent.contracts.messages import ImageBlock
     from aiagent.frontends.tui.app import InteractiveApp
     from aiagent.frontends.tui.screen import Screen
     from aiagent.frontends.tui.terminal import TermInfo
@@ -47,11 +48,11 @@ def line_asker(screen: Screen) -> Any:
     return ask
 
 
-async def run_turn(app: InteractiveApp, prompt: str) -> None:
+async def run_turn(app: InteractiveApp, prompt: str, images: Sequence[ImageBlock] = ()) -> None:
     agent, parts = app.agent, app.parts
     assert agent is not None and parts is not None
     app.checkpoint.begin(parts.checkpoints, prompt, len(agent.conversation))
-    state = await _show(app, agent.run(prompt), agent.cancel)
+    state = await _show(app, agent.run(prompt, images) if images else agent.run(prompt), agent.cancel)
     fix = close_cancelled(agent.conversation.messages)
     if fix is not None:
         agent.conversation.append(fix)

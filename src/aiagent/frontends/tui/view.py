@@ -21,13 +21,14 @@ from aiagent.contracts.events import (
     FileDiffEvent,
     PlanUpdatedEvent,
     RetryEvent,
+    SubagentEvent,
     TextDeltaEvent,
     ToolCallEvent,
     ToolOutputEvent,
     ToolResultEvent,
     TurnEndEvent,
 )
-from aiagent.frontends.terminal_text import neutralise, safe_event
+from aiagent.frontends.terminal_text import neutralise, safe_event, subagent_line
 from aiagent.frontends.tui import render
 from aiagent.frontends.tui.blocks import ToolBlock, one_line
 from aiagent.frontends.tui.markdown_stream import MarkdownStream
@@ -158,6 +159,16 @@ class TurnView:
         if block is not None:
             block.quiet = True
         self.print(render.plan_block(event, self.console.width))
+
+    def _on_subagent(self, event: SubagentEvent) -> None:
+        """A ``task`` child's step: one labelled line, and the spinner says who is busy."""
+        inner = event.event
+        if isinstance(inner, ToolCallEvent):
+            self.label = f"{neutralise(event.label)}: {inner.name}"
+        self.changed_files = self.changed_files or isinstance(inner, FileDiffEvent)
+        line = subagent_line(event, max(40, self.console.width - 2))
+        if line:
+            self.print(render.notice(line, "cyan"))
 
     def _on_compaction(self, event: CompactionEvent) -> None:
         self.print(render.notice(
@@ -295,4 +306,7 @@ class PlainView:
             self.print(f"error: {event.message}")
         elif isinstance(event, DoneEvent) and event.stop_reason in STOP_TEXT:
             self.print(f"stopped: {STOP_TEXT[event.stop_reason]}")
+        elif isinstance(event, SubagentEvent) and (line := subagent_line(event)):
+            self.changed_files = self.changed_files or isinstance(event.event, FileDiffEvent)
+            self.print(line)
         self.out.flush()

@@ -8,7 +8,9 @@
                                               its last plan (null when none)
     PATCH  /api/sessions/{id}   {title}       rename
     DELETE /api/sessions/{id}                 delete (stops its turn first)
-    POST   /api/sessions/{id}/messages {text} run a turn: the answer is its SSE stream
+    POST   /api/sessions/{id}/messages {text, images}  run a turn: the answer is its SSE
+                                              stream; images: [{name, data}] (base64 or
+                                              a data: URL; checked, else 400)
     GET    /api/sessions/{id}/events          the current turn's stream again
                                               (Last-Event-ID: resume after that event)
     POST   /api/sessions/{id}/approvals/{aid} {answer}   once|session|project|always|deny
@@ -24,11 +26,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from aiagent.agent.core.images import MAX_ATTACHED, ImageInputError, check_count, decode_image
+from aiagent.contracts.messages import MAX_IMAGE_BASE64, ImageBlock
 from aiagent.frontends.web.engines import OWN, engines_of
 from aiagent.frontends.web.hub import Hub, HubError, info_data
 from aiagent.frontends.web.turnlog import TurnLog, parse_event_id
 
 MAX_BODY = 1 << 20  # a message larger than 1 MiB is refused (413)
+MAX_IMAGES_BODY = MAX_BODY + MAX_ATTACHED * (MAX_IMAGE_BASE64 + 1024)  # with images attached
 TITLE_MAX = 200
 
 
@@ -106,9 +111,23 @@ async def session(request: Request) -> Response:
 async def messages(request: Request) -> Response:
     hub, sid = hub_of(request), request.path_params["sid"]
     hub.info(sid)
-    data = await read_json(request)
+    data = await read_json(request, MAX_IMAGES_BODY)
     text = text_field(data, "text", required=True, limit=MAX_BODY)
-    return sse(hub.send(sid, text))
+    return sse(hub.send(sid, text, images_field(data)))
+
+
+def images_field(data: dict[str, Any]) -> list[ImageBlock]:
+    """The attached images, checked as every attachment is (400 naming the bad one)."""
+    items = data.get("images") or []
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise HubError(400, "'images' must be a list of {name, data} objects")
+    try:
+        images = [decode_image(str(i.get("data") or ""), str(i.get("name") or "image")[:200])
+                  for i in items]
+        check_count(images)
+    except ImageInputError as exc:
+        raise HubError(400, str(exc)) from None
+    return images
 
 
 async def events(request: Request) -> Response:

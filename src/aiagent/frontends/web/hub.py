@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ from aiagent.infra.store.sessions import SessionNotFound
 
 if TYPE_CHECKING:
     from aiagent.app import Application, Started
+    from aiagent.contracts.messages import ImageBlock
     from aiagent.infra.store.sessions import SessionInfo, SessionStore
 
 
@@ -128,7 +130,7 @@ class Hub:
 
     # ---- turns ------------------------------------------------------------------------
 
-    def send(self, session_id: str, text: str) -> TurnLog:
+    def send(self, session_id: str, text: str, images: Sequence[ImageBlock] = ()) -> TurnLog:
         """Start a turn; its log (the ``turn-start`` event already in it) is returned at
         once, the agent is built (first turn) and run in a task."""
         info = self.info(session_id)
@@ -144,10 +146,11 @@ class Hub:
             self.store.set_title(info.id, title_of(text))
         live.turn, live.stopped = TurnLog(self.log_limit), False
         live.turn.add("turn-start", {"turn": live.turn.id, "session": info.id})
-        live.task = asyncio.ensure_future(self._run(info.id, live, live.turn, text))
+        live.task = asyncio.ensure_future(self._run(info.id, live, live.turn, text, images))
         return live.turn
 
-    async def _run(self, session_id: str, live: Live, log: TurnLog, text: str) -> None:
+    async def _run(self, session_id: str, live: Live, log: TurnLog, text: str,
+                   images: Sequence[ImageBlock] = ()) -> None:
         # let the page get ``turn-start`` before the (blocking) first set-up of the agent
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(log.delivered.wait(), 0.05)
@@ -164,7 +167,9 @@ class Hub:
             log.finish()
             return
         try:
-            async for event in agent.run(text):
+            if images and getattr(live.started, "hosted", False):
+                raise HubError(400, "this engine does not take images")
+            async for event in (agent.run(text, images) if images else agent.run(text)):
                 if isinstance(event, ApprovalRequestEvent):
                     live.approvals[event.id] = event
                 kind, data = to_wire(event, self.app.settings.workspace)
@@ -175,8 +180,10 @@ class Hub:
                 if isinstance(event, DoneEvent):
                     break
         except Exception as exc:  # noqa: BLE001 - the page is told; the server stays up
-            log.add("error", {"message": f"internal error: {exc}", "exit_code": 5})
-            log.add("done", {"stop_reason": "error", "turns": 0, "usage": {}, "exit_code": 5})
+            told = isinstance(exc, HubError)  # this turn cannot run: said as is, exit 2
+            log.add("error", {"message": str(exc) if told else f"internal error: {exc}",
+                              "exit_code": 2 if told else 5})
+            log.add("done", {"stop_reason": "error", "turns": 0, "usage": {}, "exit_code": 2 if told else 5})
         finally:
             live.approvals.clear()
             log.finish()

@@ -20,6 +20,7 @@ from aiagent.contracts.events import (
     FileDiffEvent,
     PlanUpdatedEvent,
     RetryEvent,
+    SubagentEvent,
     TextDeltaEvent,
     ToolCallEvent,
     ToolOutputEvent,
@@ -27,7 +28,7 @@ from aiagent.contracts.events import (
     TurnEndEvent,
     UsageEvent,
 )
-from aiagent.contracts.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from aiagent.contracts.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from aiagent.frontends.web.engines import EngineNotice
 
 
@@ -64,7 +65,19 @@ def to_wire(event: AgentEvent | EngineNotice, workspace: Path | None = None) -> 
         return "plan", plan_data(event)
     if isinstance(event, EngineNotice):
         return "notice", {"message": event.message}
+    if isinstance(event, SubagentEvent):
+        return "subagent", subagent_data(event)
     return "other", {}
+
+
+def subagent_data(event: SubagentEvent) -> dict[str, Any]:
+    """A ``task`` child's event: which child (``label``), under which ``task`` call (``id``),
+    a display ``line`` (empty for events not shown), and the event itself as ``event``."""
+    from aiagent.frontends.terminal_text import subagent_line
+
+    kind, data = to_wire(event.event)
+    return {"id": event.id, "name": event.name, "label": event.label, "model": event.model,
+            "line": subagent_line(event) or "", "event": {"type": kind, "data": data}}
 
 
 def plan_data(event: PlanUpdatedEvent) -> dict[str, Any]:
@@ -87,7 +100,7 @@ def approval_data(event: ApprovalRequestEvent, workspace: Path | None) -> dict[s
             diff = ""
     return {"id": event.id, "tool": event.tool, "what": event.what, "args": event.args,
             "options": list(event.options), "command": command, "paths": list(paths),
-            "diff": diff}
+            "diff": diff, "agent": event.agent}
 
 
 def message_data(message: Message) -> dict[str, Any]:
@@ -96,6 +109,8 @@ def message_data(message: Message) -> dict[str, Any]:
     for block in message.content:
         if isinstance(block, TextBlock):
             blocks.append({"type": "text", "text": block.text})
+        elif isinstance(block, ImageBlock):  # the name and size, not the bytes
+            blocks.append({"type": "image", "name": block.name, "describe": block.image.describe()})
         elif isinstance(block, ToolUseBlock):
             blocks.append({"type": "tool_use", "id": block.id, "name": block.name,
                            "input": block.input})

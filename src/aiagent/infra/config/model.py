@@ -83,6 +83,8 @@ class AgentSettings:
     tool_protocol: str = "native"
     tools: list[str] | None = None
     system_prompt: str | None = None
+    max_subagents: int = 3  # task subagents at once; 0 = no task tool
+    subagent_depth: int = 1  # 1 = a subagent cannot start another
     max_cost: float = 0.0  # dollars for a run; 0 = none
     max_tokens: int = 0  # tokens for a run; 0 = none
 
@@ -262,6 +264,23 @@ class WikiSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class HookSettings:
+    """``[hooks]``: user hooks (docs/hooks.md). The event lists are read per layer by
+    :mod:`aiagent.agent.hooks.config` (a project's hooks add to the user's); the merged
+    values here serve the switches and limits."""
+
+    read_claude_settings: bool = False
+    allow_skips_prompt: bool = False
+    timeout: float = 60.0
+    max_output_bytes: int = 65_536
+    PreToolUse: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815 - the event's name
+    PostToolUse: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815
+    UserPromptSubmit: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815
+    Stop: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815
+    SessionStart: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsModel:
     """Every table of ``config.toml``, typed."""
 
@@ -278,6 +297,7 @@ class SettingsModel:
     acp: AcpSettings = AcpSettings()
     web: WebSettings = WebSettings()
     wiki: WikiSettings = WikiSettings()
+    hooks: HookSettings = HookSettings()
 
 
 def build(cls: type[T], table: Mapping[str, Any]) -> T:

@@ -24,6 +24,7 @@ from aiagent.infra.config.model import (
     AcpSettings,
     AgentSettings,
     ContextSettings,
+    HookSettings,
     McpSettings,
     NetworkSettings,
     PermissionSettings,
@@ -267,6 +268,10 @@ class Settings:
     @property
     def wiki(self) -> WikiSettings:
         return self.typed.wiki
+
+    @property
+    def hooks(self) -> HookSettings:
+        return self.typed.hooks
 
     @property
     def trusted(self) -> bool:

@@ -8,6 +8,8 @@ started on the time limit or when the caller is cancelled.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,10 +40,11 @@ class Collected:
 
 async def run_collected(
     argv: list[str], *, cwd: Path, timeout: float, env: Mapping[str, str] | None = None,
-    max_bytes: int = MAX_BYTES,
+    max_bytes: int = MAX_BYTES, stdin: bytes | None = None,
 ) -> Collected:
-    """Run ``argv`` in ``cwd`` with ``env`` (default: ours), stdin ``/dev/null``, until it
-    exits or ``timeout`` seconds pass (then its tree is killed and ``timed_out`` is set)."""
+    """Run ``argv`` in ``cwd`` with ``env`` (default: ours), stdin ``/dev/null`` (or the
+    bytes ``stdin``, then closed), until it exits or ``timeout`` seconds pass (then its tree
+    is killed and ``timed_out`` is set)."""
     streams = {"stdout": bytearray(), "stderr": bytearray()}
     dropped = False
 
@@ -54,6 +57,26 @@ async def run_collected(
 
     full_env = dict(os.environ if env is None else env)
     full_env[TAG_VARIABLE] = new_tag()
-    running = await spawn(argv, cwd=cwd, env=full_env, capture=Capture(None, 0, 0, 0), on_data=keep)
-    outcome = await running.supervise(Limits(timeout=timeout))
+    running = await spawn(argv, cwd=cwd, env=full_env, capture=Capture(None, 0, 0, 0), on_data=keep,
+                          stdin_pipe=stdin is not None)
+    feeding = _feed(running.stdin, stdin) if running.stdin is not None and stdin is not None else None
+    try:
+        outcome = await running.supervise(Limits(timeout=timeout))
+    finally:
+        if feeding is not None and not feeding.done():
+            feeding.cancel()
     return Collected(outcome, bytes(streams["stdout"]), bytes(streams["stderr"]), dropped)
+
+
+def _feed(writer: asyncio.StreamWriter, data: bytes) -> asyncio.Task[None]:
+    """Write ``data`` to the child's stdin and close it, in the background (a child that
+    reads nothing must not block us; a closed pipe is not an error)."""
+
+    async def feed() -> None:
+        with contextlib.suppress(OSError, RuntimeError):
+            writer.write(data)
+            await writer.drain()
+        with contextlib.suppress(OSError, RuntimeError):
+            writer.close()
+
+    return asyncio.ensure_future(feed())

@@ -15,6 +15,8 @@ from typing import Any
 from aiagent.contracts.messages import (
     NO_VISION,
     Block,
+    ImageBlock,
+    ImagePart,
     Message,
     TextBlock,
     ToolResultBlock,
@@ -126,6 +128,8 @@ def convert_block(block: Block, vision: bool = False) -> dict[str, Any] | None:
         return {"type": "text", "text": block.text} if block.text else None
     if isinstance(block, ToolUseBlock):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ImageBlock):
+        return _image(block.image) if vision else {"type": "text", "text": block.note(NO_VISION)}
     result: dict[str, Any] = {
         "type": "tool_result",
         "tool_use_id": block.tool_use_id,
@@ -141,10 +145,13 @@ def _result_content(block: ToolResultBlock, vision: bool) -> str | list[dict[str
     if not block.images or not vision:
         return block.text_with_notes(NO_VISION)
     parts: list[dict[str, Any]] = [{"type": "text", "text": block.content}] if block.content else []
-    for image in block.images:
-        source = {"type": "base64", "media_type": image.media_type, "data": image.data}
-        parts.append({"type": "image", "source": source})
+    parts += [_image(image) for image in block.images]
     return parts
+
+
+def _image(image: ImagePart) -> dict[str, Any]:
+    source = {"type": "base64", "media_type": image.media_type, "data": image.data}
+    return {"type": "image", "source": source}
 
 
 # ---- response ------------------------------------------------------------------------

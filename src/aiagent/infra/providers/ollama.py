@@ -96,9 +96,18 @@ def convert_messages(messages: list[Message], vision: bool = False) -> list[dict
         if vision and any(b.images for b in results):
             out.append(_images_message(results))
         text = message.text
-        if text or not any(isinstance(b, ToolResultBlock) for b in message.content):
-            out.append({"role": "user", "content": text})
+        if message.attached or text or not results:
+            out.append(_user(message, text, vision))
     return out
+
+
+def _user(message: Message, text: str, vision: bool) -> dict[str, Any]:
+    """The user's message; the images they attached in its ``images`` field (base64), or
+    a note for each when the model has no vision."""
+    if vision and message.attached:
+        return {"role": "user", "content": text, "images": [b.image.data for b in message.attached]}
+    notes = [b.note(NO_VISION) for b in message.attached]
+    return {"role": "user", "content": "\n".join([*notes, text]) if notes else text}
 
 
 def _assistant(message: Message) -> dict[str, Any]:

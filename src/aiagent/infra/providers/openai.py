@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from aiagent.contracts.messages import (
     NO_VISION,
+    ImagePart,
     Message,
     TextBlock,
     ToolResultBlock,
@@ -130,9 +131,17 @@ def convert_messages(messages: list[Message], vision: bool = False) -> list[dict
         if vision and any(b.images for b in results):
             out.append({"role": "user", "content": image_parts(results)})
         text = message.text
-        if text or not any(isinstance(b, ToolResultBlock) for b in message.content):
-            out.append({"role": "user", "content": text})
+        if message.attached and vision:
+            parts = [_image_url(b.image) for b in message.attached]
+            out.append({"role": "user", "content": parts + ([{"type": "text", "text": text}] if text else [])})
+        elif message.attached or text or not results:
+            notes = [b.note(NO_VISION) for b in message.attached]
+            out.append({"role": "user", "content": "\n".join([*notes, text]) if notes else text})
     return out
+
+
+def _image_url(image: ImagePart) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{image.media_type};base64,{image.data}"}}
 
 
 def image_parts(results: list[ToolResultBlock]) -> list[dict[str, Any]]:
@@ -142,8 +151,7 @@ def image_parts(results: list[ToolResultBlock]) -> list[dict[str, Any]]:
     for block in results:
         for image in block.images:
             parts.append({"type": "text", "text": f"[image from tool call {block.tool_use_id}]"})
-            url = f"data:{image.media_type};base64,{image.data}"
-            parts.append({"type": "image_url", "image_url": {"url": url}})
+            parts.append(_image_url(image))
     return parts
 
 

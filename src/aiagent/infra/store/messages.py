@@ -12,6 +12,7 @@ from typing import Any
 
 from aiagent.contracts.messages import (
     Block,
+    ImageBlock,
     ImagePart,
     Message,
     TextBlock,
@@ -32,16 +33,25 @@ def block_to_dict(block: Block) -> dict[str, Any]:
         if block.input_error is not None:
             data["input_error"] = block.input_error
         return data
+    if isinstance(block, ImageBlock):  # the image itself: a resumed session sends it again
+        return {"type": "image", "name": block.name, **_image_dict(block.image)}
     data = {
         "type": "tool_result", "tool_use_id": block.tool_use_id,
         "content": block.content, "is_error": block.is_error,
     }
     if block.images:  # only then: rows written before images existed read back the same
-        data["images"] = [
-            {"media_type": i.media_type, "data": i.data, "width": i.width, "height": i.height}
-            for i in block.images
-        ]
+        data["images"] = [_image_dict(i) for i in block.images]
     return data
+
+
+def _image_dict(image: ImagePart) -> dict[str, Any]:
+    return {"media_type": image.media_type, "data": image.data, "width": image.width,
+            "height": image.height}
+
+
+def _image(data: dict[str, Any]) -> ImagePart:
+    return ImagePart(str(data["media_type"]), str(data["data"]), int(data.get("width", 0)),
+                     int(data.get("height", 0)))
 
 
 def block_from_dict(data: dict[str, Any]) -> Block:
@@ -52,11 +62,10 @@ def block_from_dict(data: dict[str, Any]) -> Block:
         return ToolUseBlock(
             data["id"], data["name"], data["input"], data.get("raw_input"), data.get("input_error")
         )
+    if kind == "image":
+        return ImageBlock(_image(data), str(data.get("name") or ""))
     if kind == "tool_result":
-        images = tuple(
-            ImagePart(str(i["media_type"]), str(i["data"]), int(i.get("width", 0)), int(i.get("height", 0)))
-            for i in data.get("images") or ()
-        )
+        images = tuple(_image(i) for i in data.get("images") or ())
         return ToolResultBlock(data["tool_use_id"], data["content"], bool(data.get("is_error")),
                                images=images)
     raise ValueError(f"unknown block type {kind!r}")

@@ -8,6 +8,7 @@ const state = {
   live: null,        // the assistant segment being streamed: {el, text}
   tools: new Map(),  // tool call id -> its block
   cards: new Map(),  // approval id -> its card
+  images: [],        // attached to the next message: {name, data (a data: URL)}
 };
 
 // ---- tiny DOM helpers --------------------------------------------------------------
@@ -256,9 +257,11 @@ function resetView() {
 }
 
 function renderHistory(messages) {
+  const pending = [];  // a user's images, shown with the text that follows them
   for (const m of messages) {
     for (const block of m.content) {
-      if (block.type === "text" && m.role === "user") addUser(block.text);
+      if (block.type === "text" && m.role === "user") addUser(block.text, pending.splice(0));
+      else if (block.type === "image") pending.push({ name: (block.name || "image") + " (" + block.describe + ")" });
       else if (block.type === "text") { segment().text = block.text; paint(); state.live = null; }
       else if (block.type === "tool_use") toolBlock(block.id, block.name, block.input);
       else if (block.type === "tool_result") toolResult(block.tool_use_id, block.content, block.is_error);
@@ -271,8 +274,11 @@ function scrollDown() {
   const box = $("messages");
   box.scrollTop = box.scrollHeight;
 }
-function addUser(text) {
-  $("messages").append(el("div", "msg user", text));
+function addUser(text, images) {
+  const box = el("div", "msg user");
+  for (const image of images || []) box.append(el("span", "chip", "📎 " + image.name), el("br"));
+  box.append(document.createTextNode(text));
+  $("messages").append(box);
   updateEmpty();
   scrollDown();
 }
@@ -332,6 +338,14 @@ function toolResult(id, content, isError) {
   tool.result.classList.toggle("error", !!isError);
   if (!tool.output.hidden) tool.box.open = false;
 }
+// a task child's step: a labelled line in its task call's block
+function subagentLine(data) {
+  const tool = state.tools.get(data.id);
+  if (!tool || !data.line) return;
+  tool.output.hidden = false;
+  tool.output.append(el("div", "subagent-line", data.line));
+  scrollDown();
+}
 function diffBlock(diff) {
   const pre = el("pre", "diff");
   for (const line of diff.split("\n")) {
@@ -368,7 +382,7 @@ function approvalCard(data) {
   state.live = null;
   const card = el("div", "approval");
   const title = data.command ? "Run this command?" : data.paths.length ? "Apply this change?" : "Allow " + data.tool + "?";
-  card.append(el("strong", null, title));
+  card.append(el("strong", null, (data.agent ? "[" + data.agent + "] " : "") + title));
   card.append(el("div", "what", data.command ? "$ " + data.command : data.paths.length ? data.paths.join(", ") : data.what));
   if (data.diff) card.append(diffBlock(data.diff));
   const choices = el("div", "choices");
@@ -411,6 +425,7 @@ function onEvent(type, data, id) {
     case "tool-call": toolBlock(data.id, data.name, data.args); break;
     case "tool-output": toolOutput(data.id, data.chunk); break;
     case "tool-result": toolResult(data.id, data.content, data.is_error); break;
+    case "subagent": subagentLine(data); break;
     case "file-diff": fileDiff(data); break;
     case "plan": showPlan(data); break;
     case "approval-request": approvalCard(data); break;
@@ -442,19 +457,54 @@ async function follow(turn, lastId) {
   setRunning(false);
 }
 
+// ---- images attached to the next message (a file picker, paste, drop) ------------------
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+function attachFiles(files) {
+  for (const file of files) {
+    if (!IMAGE_TYPES.includes(file.type)) { status(file.name + ": not a PNG, JPEG, GIF or WebP image", true); continue; }
+    const reader = new FileReader();
+    reader.onload = () => { state.images.push({ name: file.name || "pasted image", data: reader.result }); showAttached(); };
+    reader.onerror = () => status(file.name + ": cannot be read", true);
+    reader.readAsDataURL(file);
+  }
+}
+function showAttached() {
+  const box = $("attachments");
+  box.hidden = state.images.length === 0;
+  box.replaceChildren(...state.images.map((image, n) => {
+    const chip = el("span", "chip", "📎 " + image.name);
+    const remove = button("×", "remove", () => { state.images.splice(n, 1); showAttached(); });
+    remove.title = "Remove " + image.name;
+    chip.append(remove);
+    return chip;
+  }));
+}
+function pastedImages(e) {
+  const files = [...(e.clipboardData || e.dataTransfer || { files: [] }).files].filter((f) => IMAGE_TYPES.includes(f.type));
+  if (files.length) { e.preventDefault(); attachFiles(files); }
+}
+
 async function send(text) {
   if (!text.trim() || state.running) return;
   if (!state.session) await newSession();
-  addUser(text);
+  const images = state.images.splice(0);
+  showAttached();
+  addUser(text, images);
   $("input").value = "";
   state.lastId = "";
   setRunning(true);
   status("");
   try {
-    const response = await api("POST", "/api/sessions/" + state.session + "/messages", { text });
+    const body = images.length ? { text, images: images.map((i) => ({ name: i.name, data: i.data })) } : { text };
+    const response = await api("POST", "/api/sessions/" + state.session + "/messages", body);
     await readSse(response, onEvent);
   } catch (e) {
-    if (!state.lastId) { setRunning(false); status(e.message, true); return; }
+    if (!state.lastId) {  // refused (a bad image…): the message and its images come back
+      setRunning(false); status(e.message, true);
+      if (!$("input").value) $("input").value = text;
+      if (!state.images.length) { state.images = images; showAttached(); }
+      return;
+    }
   }
   if (state.running) await follow(state.turn, state.lastId);  // the stream broke: resume
   await loadSessions();
@@ -591,6 +641,10 @@ async function start() {
   $("export-json").addEventListener("click", () => exportSession("json"));
   $("schedule-form").addEventListener("submit", addSchedule);
   $("composer").addEventListener("submit", (e) => { e.preventDefault(); send($("input").value); });
+  $("image-file").addEventListener("change", (e) => { attachFiles([...e.target.files]); e.target.value = ""; });
+  $("input").addEventListener("paste", pastedImages);
+  $("composer").addEventListener("dragover", (e) => e.preventDefault());
+  $("composer").addEventListener("drop", pastedImages);
   $("input").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send($("input").value); }
   });

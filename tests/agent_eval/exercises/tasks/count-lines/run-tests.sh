@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+set -eu
+test "$(cat count.txt)" = "$(wc -l < data.txt | tr -d ' ')"

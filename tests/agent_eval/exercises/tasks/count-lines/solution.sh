@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+wc -l < data.txt | tr -d ' ' > count.txt
