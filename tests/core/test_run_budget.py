@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from aiagent.agent.core.budget import Budget, request_tokens
+import pytest
+
+from aiagent.agent.core.budget import Budget, request_tokens, run_budget
 from aiagent.contracts.messages import Message, Usage
 from aiagent.contracts.providers import CompletionRequest
+from aiagent.infra.config.settings import ConfigError
 
 PRICE = {"input": 3.0, "output": 15.0, "cache_read": 0.3}  # dollars per million
 
 
-def price(usage: Usage) -> float:
+def price(model: str, usage: Usage) -> float:
     return (usage.input_tokens * PRICE["input"] + usage.output_tokens * PRICE["output"]
             + usage.cache_read_tokens * PRICE["cache_read"]) / 1e6
 
@@ -43,5 +46,21 @@ def test_cost_limit_prices_the_cached_part_as_a_cache_read() -> None:
 
 
 def test_an_unknown_price_counts_as_nothing_spent() -> None:
-    budget = Budget(max_cost=0.01, price=lambda usage: None)
+    budget = Budget(max_cost=0.01, price=lambda model, usage: None)
     assert budget.check(request(10**6), Usage(10**6, 0)) == ""
+
+
+def test_run_budget_from_settings() -> None:
+    assert run_budget(0, 0, "claude-sonnet-4-5") is None
+    budget = run_budget(0.5, 0, "claude-sonnet-4-5")
+    assert budget is not None and budget.spent(Usage(1_000_000, 0)) == pytest.approx(3.0)
+    with pytest.raises(ConfigError, match="no price is known for model 'mystery'"):
+        run_budget(0.5, 0, "mystery")
+    assert run_budget(0, 100, "mystery") is not None  # a token limit needs no price
+
+
+def test_a_new_session_restarts_the_cache_estimate() -> None:
+    budget = Budget(max_cost=10.0, price=price)
+    budget.check(request(40), Usage(100, 10, cache_read_tokens=50))
+    budget.check(request(40), Usage(20, 1))  # usage counted anew (another session)
+    assert min(budget._last.as_dict().values()) >= 0

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from aiagent.agent.core.budget import run_budget
 from aiagent.agent.core.loop import Agent, AgentConfig
 from aiagent.agent.core.prompt import build_system_prompt, read_rules, rule_files
 from aiagent.agent.core.protocols import make_protocol
@@ -246,6 +247,7 @@ def _new_agent(settings: Settings, choice: ProviderChoice, provider: Provider,
         workspace=settings.workspace,
         approval=policy,
         redact=SecretMasker.from_env(settings.env),
+        budget=run_budget(settings.agent.max_cost, settings.agent.max_tokens, choice.model),
     )
     if prompt.repo_map is not None:
         agent.add_hooks(prompt.repo_map_hooks(agent))

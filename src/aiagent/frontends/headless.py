@@ -403,14 +403,13 @@ def _run(app: Application, prompt: str, output: str, out: TextIO, err: TextIO,
     stream = stream or {}
 
     try:
-        meter = RunMeter.of(app)
         started = app.start(session or SessionRequest(), title=prompt)
     except (ConfigError, ProviderError) as exc:
         err.write(f"aiagent: error: {neutralise(str(exc))}\n")
         return exc.exit_code
     agent, opened = started.agent, started.session
     agent.tool_state.setdefault(READABLE_ROOTS_KEY, []).extend(readable)
-    meter.attach(agent)
+    meter = RunMeter(agent)
     for note in opened.notes:
         err.write(f"aiagent: note: {note}\n")
     renderer = make_renderer(output, out, err, partial=stream.get("partial", False))

@@ -1,9 +1,10 @@
-"""What a headless run adds around the agent: its budget and cost, and the stream-json run.
+"""What a headless run adds around the agent: its cost, and the stream-json run.
 
-:class:`RunMeter` builds the run's :class:`~aiagent.agent.core.budget.Budget` from
-``[agent] max_cost`` / ``max_tokens`` (``--max-cost``, ``--max-tokens``) with the model's
-price (``frontends/data/pricing.toml``), and after each run puts the cost so far and
-the budget's reason into the transcript every output format shows.
+The agent's budget (``[agent] max_cost`` / ``max_tokens``, ``--max-cost``,
+``--max-tokens``: :mod:`aiagent.agent.core.budget`) is built with it by the application;
+:class:`RunMeter` puts, after each run, the cost so far (the model's price from
+:mod:`aiagent.infra.config.pricing`) and the budget's reason into the transcript every
+output format shows.
 """
 
 from __future__ import annotations
@@ -14,9 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from aiagent.agent.core.budget import Budget
 from aiagent.contracts.messages import Message, Usage
-from aiagent.infra.config.settings import ConfigError
 
 if TYPE_CHECKING:
     from aiagent.app import Application, Started
@@ -27,35 +26,14 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class RunMeter:
-    model: str
-    budget: Budget
-    agent: Any = None
+    """After each run: the cost so far and the budget's reason into the transcript."""
 
-    @classmethod
-    def of(cls, app: Application) -> RunMeter:
-        """The meter of ``app``'s run; ConfigError when a cost limit is set for a model
-        whose price is unknown (the limit could not be kept)."""
-        from aiagent.frontends.pricing import price_of
-
-        limits = app.settings.agent
-        model = app.resolve().model
-        if limits.max_cost and price_of(model) is None:
-            raise ConfigError(f"--max-cost / [agent] max_cost: no price is known for model "
-                              f"{model!r}, so the cost cannot be kept; use --max-tokens")
-        meter = cls(model, Budget(limits.max_cost or None, limits.max_tokens or None))
-        meter.budget.price = meter.cost
-        return meter
+    agent: Any
 
     def cost(self, usage: Usage) -> float | None:
-        from aiagent.frontends.pricing import cost
+        from aiagent.infra.config.pricing import cost
 
-        model = self.agent.config.model if self.agent is not None else self.model
-        return cost(model, usage)
-
-    def attach(self, agent: Any) -> None:
-        self.agent = agent
-        if self.budget.active:
-            agent.use_budget(self.budget)
+        return cost(self.agent.config.model, usage)
 
     def settle(self, transcript: Transcript, renderer: Any) -> int:
         """Cost and budget reason into ``transcript``; the run's exit code."""
@@ -63,8 +41,8 @@ class RunMeter:
         if done is None:
             return 5
         transcript.cost_usd = self.cost(done.usage)
-        if done.stop_reason == "max_budget":
-            transcript.stop_message = self.budget.reason
+        if done.stop_reason == "max_budget" and self.agent.budget is not None:
+            transcript.stop_message = self.agent.budget.reason
         lines = getattr(renderer, "lines", None)
         if lines is not None and lines.broken:
             from aiagent.frontends.stream_json import EXIT_BROKEN_PIPE

@@ -10,8 +10,9 @@ may end above a limit by at most one response's output (bounded by the provider'
 ``max_tokens`` per response). The part of the estimate the last request read from the
 provider's cache is priced as a cache read.
 
-The price comes from the caller (``price(usage)`` in dollars, or None when the model's
-price is unknown): the agent layer keeps no price table.
+Prices come from :mod:`aiagent.infra.config.pricing` (``price(model, usage)`` in
+dollars, or None when the model's price is unknown); the model is the request's.
+:func:`run_budget` builds the budget of ``[agent] max_cost`` / ``max_tokens``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,21 @@ from aiagent.agent.core.tokens import messages_tokens, text_tokens, tools_tokens
 from aiagent.contracts.messages import Usage
 from aiagent.contracts.providers import CompletionRequest
 
-Price = Callable[[Usage], "float | None"]
+Price = Callable[[str, Usage], "float | None"]
+
+
+def run_budget(max_cost: float, max_tokens: int, model: str) -> Budget | None:
+    """The budget of these limits (None when there is none). A cost limit for a model
+    whose price is unknown could not be kept: ConfigError (exit 2)."""
+    from aiagent.infra.config.pricing import cost, price_of
+    from aiagent.infra.config.settings import ConfigError
+
+    if not max_cost and not max_tokens:
+        return None
+    if max_cost and price_of(model) is None:
+        raise ConfigError(f"--max-cost / [agent] max_cost: no price is known for model "
+                          f"{model!r}, so the cost cannot be kept; use --max-tokens")
+    return Budget(max_cost or None, max_tokens or None, cost, model=model)
 
 
 def tokens_of(usage: Usage) -> int:
@@ -45,6 +60,7 @@ class Budget:
     max_cost: float | None = None
     max_tokens: int | None = None
     price: Price | None = None
+    model: str = ""  # the model of the last request (what is priced)
     #: why the run was stopped (set by :meth:`check` when it stops one)
     reason: str = ""
     _seen: Usage = field(default_factory=Usage)
@@ -56,12 +72,15 @@ class Budget:
 
     def spent(self, usage: Usage) -> float | None:
         """Dollars for ``usage``, or None when the price is unknown."""
-        return self.price(usage) if self.price is not None else None
+        return self.price(self.model, usage) if self.price is not None else None
 
     def check(self, request: CompletionRequest, used: Usage) -> str:
         """Why sending ``request`` after ``used`` would pass a limit ("" when it would not)."""
+        self.model = request.model or self.model
         if used != self._seen:  # what the requests since the last check reported
-            self._last, self._seen = _minus(used, self._seen), used
+            last = _minus(used, self._seen)
+            self._last = last if min(last.as_dict().values()) >= 0 else used  # a new session
+            self._seen = used
         estimate = request_tokens(request)
         reason = self._tokens_reason(estimate, used) or self._cost_reason(estimate, used)
         if reason:

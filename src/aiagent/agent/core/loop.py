@@ -135,6 +135,7 @@ class Agent:
         context: ContextPolicy | None = None,
         redact: Callable[[str], str] | None = None,
         build_prompt: PromptBuilder | None = None,
+        budget: Any = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -150,7 +151,7 @@ class Agent:
         self.skills: Any = None  # the skill runtime, once added with use_skills
         self.usage = Usage()
         #: a spending limit checked before each request (:class:`aiagent.agent.core.budget.Budget`)
-        self.budget: Any = None
+        self.budget: Any = budget
         self._retired: list[Provider] = []  # replaced providers, closed with the agent
         self.tool_state: dict[str, Any] = {}
         self.files: FileAccess | None = None  # the front-end's view of files (editor buffers)
@@ -205,10 +206,6 @@ class Agent:
         self.context = session.context
         self.usage = Usage()
         session.attach(self)
-
-    def use_budget(self, budget: Any) -> None:
-        """Check ``budget`` (a :class:`~aiagent.agent.core.budget.Budget`) before each request."""
-        self.budget = budget
 
     def add_usage(self, usage: Usage) -> None:
         """Count tokens spent for this agent elsewhere (a ``task`` child) in its total."""
