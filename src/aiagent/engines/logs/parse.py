@@ -103,15 +103,25 @@ class LineParser:
             self._levels[key] = level
         return message, level, shape, fmt.name  # type: ignore[union-attr]
 
-    def quick_many(self, lines: list[str]) -> tuple[list[str], list[str], list[bytes | None]]:
-        """:meth:`quick` for many lines: their messages, levels and shapes (one loop, the
-        lines in the learnt format with a level field that names one taken at once)."""
+    def quick_many(self, lines: list[str], formats: list[str] | None = None
+                   ) -> tuple[list[str], list[str], list[bytes | None]]:
+        """:meth:`quick` for many lines: their messages, levels and shapes (and format
+        names, appended to ``formats``). One loop; a line in the learnt format whose level
+        field names a level is taken at once while no line has a fatal hint."""
         fmt = self.headers.format
+        messages: list[str] = []
+        levels: list[str] = []
+        shapes: list[bytes | None] = []
         if fmt is None or not self._has_level or not self.no_fatal:
-            got = [self.quick(line) for line in lines]
-            return [g[0] for g in got], [g[1] for g in got], [g[2] for g in got]
-        match, named, quick = fmt.rx.match, self._named, self.quick
-        messages, levels, shapes = [], [], []
+            for line in lines:
+                message, level, shape, name = self.quick(line)
+                messages.append(message)
+                levels.append(level)
+                shapes.append(shape)
+                if formats is not None:
+                    formats.append(name)
+            return messages, levels, shapes
+        match, named, quick, fmt_name = fmt.rx.match, self._named, self.quick, fmt.name
         for line in lines:
             m = match(line)
             if m is not None:
@@ -121,11 +131,15 @@ class LineParser:
                     messages.append(message)
                     levels.append(level)
                     shapes.append(message.encode("utf-8", "surrogatepass").translate(DIGITS))
+                    if formats is not None:
+                        formats.append(fmt_name)
                     continue
-            message, level, shape, _ = quick(line)
+            message, level, shape, name = quick(line)
             messages.append(message)
             levels.append(level)
             shapes.append(shape)
+            if formats is not None:
+                formats.append(name)
         return messages, levels, shapes
 
     def split(self, line: str) -> Split:
