@@ -526,8 +526,8 @@ def _probe(cluster: Cluster, sim: float) -> Probe:
         allowed += 1
     if fixed >= sim * len(cluster.tokens):  # similar enough whatever the varied places hold
         allowed = len(varied)
-    probe = (_picker(places), tuple(cluster.checks[i] for i in places), fixed, allowed,
-             _picker(watch), inert, _picker(varied), wild, set(), set())
+    probe: Probe = (_picker(places), tuple(cluster.checks[i] for i in places), fixed, allowed,
+                    _picker(watch), inert, _picker(varied), wild, set(), set())
     cluster.probe = probe
     return probe
 

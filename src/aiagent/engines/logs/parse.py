@@ -126,10 +126,10 @@ class LineParser:
             m = match(line)
             if m is not None:
                 message, field = m.group("msg", "level")
-                level = named.get(field)
-                if level is not None:
+                known = named.get(field)
+                if known is not None:
                     messages.append(message)
-                    levels.append(level)
+                    levels.append(known)
                     shapes.append(message.encode("utf-8", "surrogatepass").translate(DIGITS))
                     if formats is not None:
                         formats.append(fmt_name)
