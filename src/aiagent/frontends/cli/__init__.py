@@ -35,6 +35,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("aiagent.frontends.cli.serve_cmd:serve", "Serve a local web chat (prints its URL with a token)."),
     "schedule": ("aiagent.frontends.cli.schedule_cmd:schedule", "List, add or remove scheduled tasks."),
     "acp": ("aiagent.frontends.cli.acp_cmd:acp", "Serve an editor over the Agent Client Protocol (stdio)."),
+    "batch": ("aiagent.frontends.cli.batch_cmd:batch", "Run a job (security-audit, wiki, …) over many repositories."),
     "logs": ("aiagent.frontends.cli.logs_cmd:logs", "Parse a log into templates: per line (csv, jsonl) or a table."),
 }
 
