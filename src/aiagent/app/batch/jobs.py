@@ -96,7 +96,7 @@ def log_analysis(root: Path, out: Path, spec: RepoSpec) -> JobOutcome:
     severities, outputs = [], []
     for name in spec.files:
         path = (root / name).resolve()
-        if not path.is_relative_to(root.resolve()) or not path.is_file():
+        if not path.is_relative_to(root.resolve()) or not path.exists() or path.is_dir():
             raise TaskFailure(f"{name}: no such file in the repository")
         try:
             source = open_log(path, None)  # type: ignore[arg-type]  # never read: a path is given

@@ -10,6 +10,7 @@ the next task gets a fresh worker.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -160,10 +161,8 @@ def tree_rss(pid: int) -> int:
         return 0
     total = 0
     for proc in procs:
-        try:
+        with contextlib.suppress(psutil.Error):
             total += proc.memory_info().rss
-        except psutil.Error:
-            pass
     return total
 
 
@@ -209,6 +208,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     """The worker's loop: a task a line on stdin, a result a line on the original stdout
     (the jobs' own prints go to stderr, the worker's log)."""
+    _exit_with_parent()
     results = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -218,3 +218,18 @@ def main() -> None:
             results.flush()
 
 
+
+
+def _exit_with_parent() -> None:
+    """A worker whose driver was killed (SIGKILL, a lost machine) ends too, even in the middle
+    of a task that hangs: the task was in flight, and a re-run does it again."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
