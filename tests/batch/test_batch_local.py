@@ -167,3 +167,27 @@ def _wait_for(path: Path, ready, timeout: float) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"the batch never got there: {_rows(path)}")
+
+
+def test_wiki_and_code_review_batches(tmp_path: Path, home: Path) -> None:
+    remote = make_remote(tmp_path, "proj", {"pkg/__init__.py": '"""A package."""\n', "pkg/core.py":
+                         'def add(a, b):\n    """Add."""\n    return a + b\n'})
+    work = tmp_path / "proj-work"
+    (work / "pkg" / "run.py").write_text(VULNERABLE)
+    subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "vuln"],
+                   cwd=work, check=True)
+    subprocess.run(["git", "push", "-q", str(tmp_path / "proj.git"), "HEAD:main"], cwd=work, check=True)
+    (tmp_path / "wiki.txt").write_text(f"{remote}\n")
+    (tmp_path / "review.txt").write_text(f"{remote} range=HEAD~1..HEAD\n{remote} range=nope..HEAD\n")
+    wiki = run_cli("batch", "wiki", "--repos", str(tmp_path / "wiki.txt"), "--out", str(tmp_path / "w"))
+    assert wiki.returncode == 0, wiki.stderr
+    name = _summary(tmp_path / "w")["repositories"][0]["repository"]
+    pages = list((tmp_path / "w" / "repos" / name / "wiki").rglob("*.md"))
+    assert any("add" in p.read_text() for p in pages)
+    review = run_cli("batch", "code-review", "--repos", str(tmp_path / "review.txt"), "--out", str(tmp_path / "r"))
+    assert review.returncode == 1, review.stderr
+    by_status = {r["status"]: r for r in _summary(tmp_path / "r")["repositories"]}
+    assert by_status["done"]["findings"].get("high", 0) + by_status["done"]["findings"].get("critical", 0) >= 1
+    assert by_status["failed"]["reason"].startswith("code-review: ")
+    assert "\n" not in by_status["failed"]["reason"]

@@ -89,7 +89,7 @@ def _ray_task(task: dict[str, Any], limits: tuple[float, int], log: str) -> Resu
 
 def import_ray() -> Any:
     try:
-        import ray
+        import ray  # type: ignore[import-not-found]  # the aiagent[ray] extra
     except ImportError:
         raise EngineError(RAY_EXTRA) from None
     return ray

@@ -121,8 +121,11 @@ def wiki(root: Path, out: Path, spec: RepoSpec) -> JobOutcome:
     from aiagent.engines.wiki.pipeline import WikiRequest, generate
     from aiagent.engines.wiki.progress import Progress
 
+    import os
+
     settings = untrusted_settings(root)
-    say = Progress(_Discard(), False)
+    sink = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  # closed below
+    say = Progress(sink, False)
     request = WikiRequest(root, out / "wiki", "markdown", True, "mermaid", True, None,
                           settings=settings,
                           skill_runtime=Application(settings, interactive=False).skill_runtime)
@@ -132,6 +135,7 @@ def wiki(root: Path, out: Path, spec: RepoSpec) -> JobOutcome:
         raise TaskFailure(f"wiki: {exc}") from None
     finally:
         say.close()
+        sink.close()
     return JobOutcome({}, ("wiki/",), notes=(f"{summary.pages} pages",))
 
 
@@ -155,17 +159,6 @@ def code_review(root: Path, out: Path, spec: RepoSpec) -> JobOutcome:
                     for fmt, ext in (("json", "json"), ("sarif", "sarif"), ("markdown", "md")))
     return JobOutcome(_counts([f.severity for f in report.findings]), outputs,
                       notes=("static review only: no model in a batch",))
-
-
-class _Discard:
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
 
 
 JOBS: dict[str, Callable[[Path, Path, RepoSpec], JobOutcome]] = {
