@@ -116,12 +116,12 @@ def log_analysis(root: Path, out: Path, spec: RepoSpec) -> JobOutcome:
 
 def wiki(root: Path, out: Path, spec: RepoSpec) -> JobOutcome:
     """``aiagent wiki`` (static: no model, no test run): the Markdown wiki folder."""
+    import os
+
     from aiagent.app import Application
     from aiagent.engines.wiki.errors import WikiError
     from aiagent.engines.wiki.pipeline import WikiRequest, generate
     from aiagent.engines.wiki.progress import Progress
-
-    import os
 
     settings = untrusted_settings(root)
     sink = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  # closed below
