@@ -308,3 +308,51 @@ def test_the_template_index_finds_what_comparing_every_template_finds(
     indexed, every = mine(0), mine(10 ** 9)
     assert indexed[2] > 500  # many templates of one level and length
     assert indexed == every
+
+
+def test_lines_read_a_block_at_a_time_are_the_lines_read_one_by_one() -> None:
+    from aiagent.engines.logs.parse import decoded, decoded_blocks
+
+    data = b"first\r\nsecond \xff bad\nthird \xc3\xa9t\xc3\xa9\n\nlast, no end"
+    one_by_one = [line.decode("utf-8", "replace").rstrip("\r\n")
+                  for line in io.BytesIO(data)]
+    for size in (1, 3, 7, 64):  # blocks cut inside lines and inside a UTF-8 character
+        got = [line.rstrip("\r") for block in decoded_blocks(io.BytesIO(data), size)
+               for line in block]
+        assert got == one_by_one, size
+    assert [line.rstrip("\r") for line in decoded(io.BytesIO(data))] == one_by_one
+
+
+def test_mining_lines_in_blocks_gives_what_mining_them_one_list_gives() -> None:
+    from aiagent.engines.logs.parse import Mined
+
+    lines = [f"2024-05-01 12:00:{i % 60:02d},000 {('INFO', 'WARN', 'ERROR')[i % 3]} "
+             f"[pool-{i % 7}] c.s.Repo - save {i} failed for {'abcdefghij'[i % 10] * 5}x{i}"
+             for i in range(3000)]
+    whole, blocks = Mined(), Mined()
+    whole.feed(lines)
+    blocks.feed_blocks([lines[at:at + 333] for at in range(0, len(lines), 333)])
+    assert list(whole.ids) == list(blocks.ids)
+    assert {k: (s.count, s.first_line, s.last_line) for k, s in whole.stats.items()} == \
+        {k: (s.count, s.first_line, s.last_line) for k, s in blocks.stats.items()}
+
+
+def test_a_block_of_new_shapes_is_classified_as_line_by_line() -> None:
+    from aiagent.engines.logs.analyzer import Analyzer
+
+    text = "".join(
+        f"2024-05-01 12:00:{i % 60:02d},{i % 1000:03d} {('INFO', 'WARN', 'ERROR')[i % 3]} "
+        f"[pool-{i % 7}] c.s.Repo - save failed for order {i} session "
+        f"{''.join('qwxyzkmnpr'[int(d)] for d in f'{i * 7919:08d}')}\n"
+        + ("\tat c.s.Repo.save(Repo.java:12)\n" if i % 50 == 0 else "")
+        for i in range(600))
+    many = Analyzer()  # every line a new key: mined together
+    many.feed(text.encode())
+    many.finish()
+    one = Analyzer()  # the same, a line at a time
+    for line in text.splitlines(keepends=True):
+        one.feed(line.encode())
+    one.finish()
+    assert many.events == one.events and many.inner_lines == one.inner_lines
+    assert {c: (s.count, s.events, s.level) for c, s in many.clusters.items()} == \
+        {c: (s.count, s.events, s.level) for c, s in one.clusters.items()}

@@ -215,8 +215,12 @@ class Agent:
         """Let tools read files through the front-end (an editor's unsaved buffers)."""
         self.files = files
 
-    def add_hooks(self, hooks: Hooks, *, first: bool = False) -> None:
-        """Add hooks after (or, ``first``, before) those already there."""
+    def add_hooks(self, hooks: Hooks, *, first: bool = False,
+                  guard: Callable[[ApprovalPolicy], ApprovalPolicy] | None = None) -> None:
+        """Add hooks after (or, ``first``, before) those already there; ``guard`` puts a policy
+        in front of the current approval policy (user hooks may deny before it is asked)."""
+        if guard is not None:
+            self.approval = guard(self.approval)
         if first:
             combined = Hooks()
             combined.extend(hooks)

@@ -42,7 +42,6 @@ def attach(agent: Any, settings: Settings, *, session_id: str, report: Any = Non
     fired = engine.UserHooks(hooks, facts, say)
     fired.conversation = lambda: agent.conversation.messages
     fired.policy = policy
-    if hooks.has("PreToolUse"):
-        agent.approval = engine.HookApproval(policy, fired)
-    agent.add_hooks(fired.as_hooks())
+    guard = (lambda current: engine.HookApproval(current, fired)) if hooks.has("PreToolUse") else None
+    agent.add_hooks(fired.as_hooks(), guard=guard)
     return fired

@@ -138,7 +138,7 @@ class Analyzer:
         counts = Counter(keys)
         self._learn(counts, keys, raw, block)
         unique = 2 * self._new_keys > len(keys)
-        self._count(counts)
+        self._count(counts, len(keys))
         self._place_volume(raw, keys)
         start = self._go_on(raw, keys)
         if not self._hot.isdisjoint(counts):
@@ -171,8 +171,14 @@ class Analyzer:
             sample = {key: raw[keys.index(key)] for key in new}
         else:
             sample = dict(zip(keys, raw, strict=True))
-        for key in new:
-            info = self._classify(decode(sample[key], self.max_line))
+        if len(new) <= 16:
+            infos = [self._classify(decode(sample[key], self.max_line)) for key in new]
+        else:  # many new shapes (a log of unique lines): parsed and mined together
+            infos = self._classify_many([decode(sample[key], self.max_line) for key in new])
+        clusters = self.clusters
+        for key, info in zip(new, infos, strict=True):
+            if info.cluster is not None and info.cluster not in clusters:
+                continue  # pruned since (its lines count as pruned)
             self._keys[key] = info
             self._key_bytes += len(key)
             if info.cluster is not None and info.level >= WARNING:
@@ -193,13 +199,44 @@ class Analyzer:
         kind = ev.FRAME_TAIL if self.rules.after_frame.match(text) else ev.LINE
         if not message or len(message) > 2000:
             message, shape = (message or text)[:2000], None
-        cluster = self.miner.add(message, name, shape)
+        return self._info(self.miner.add(message, name, shape), name, kind, fmt, message)
+
+    def _classify_many(self, texts: list[str]) -> list[KeyInfo]:
+        """:meth:`_classify` for many lines, their messages mined together."""
+        infos: list[KeyInfo] = [BLANK_INFO] * len(texts)
+        continuation = self.rules.continuation.match
+        todo = []
+        for n, text in enumerate(texts):
+            if text and not text.isspace():
+                if continuation(text):
+                    infos[n] = CONTINUATION_INFO
+                else:
+                    todo.append(n)
+        lines = [texts[n] for n in todo]
+        formats: list[str] = []
+        messages, names, shapes = self.parser.quick_many(lines, formats)
+        for j, message in enumerate(messages):
+            if not message or len(message) > 2000:
+                messages[j], shapes[j] = (message or lines[j])[:2000], None
+        events = self.miner.add_many(messages, names, shapes)
+        after = self.rules.after_frame.match
+        for j, n in enumerate(todo):
+            kind = ev.FRAME_TAIL if after(lines[j]) else ev.LINE
+            infos[n] = self._info(events[j], names[j], kind, formats[j], messages[j])
+        return infos
+
+    def _info(self, cluster: int, name: str, kind: int, fmt: str, message: str) -> KeyInfo:
+        """The line's cluster statistics made or updated, and its KeyInfo."""
         level = RANK[name]
         stats = self.clusters.get(cluster)
         if stats is None:
             if len(self.clusters) >= MAX_CLUSTERS:
                 self._prune()
             stats = self.clusters[cluster] = ClusterStats(cluster, message[:400])
+        elif level <= stats.level and fmt in stats.formats:  # (the usual case)
+            got = self._infos.get((cluster, level, kind, fmt))
+            if got is not None:
+                return got
         if level >= WARNING > stats.level:
             if self._hot_clusters >= MAX_HOT_CLUSTERS:
                 self._prune(hot=True)
@@ -230,9 +267,16 @@ class Analyzer:
         if hot:
             self._hot_clusters -= len(gone)
 
-    def _count(self, counts: Counter[bytes]) -> None:
-        for key, n in counts.items():
-            info = self._keys.get(key)
+    def _count(self, counts: Counter[bytes], lines: int) -> None:
+        infos = map(self._keys.get, counts)
+        tally: Counter[KeyInfo | None]
+        if len(counts) == lines:  # every line a shape of its own: counted at C speed
+            tally = Counter(infos)
+        else:
+            tally = Counter()
+            for info, n in zip(infos, counts.values(), strict=True):
+                tally[info] += n
+        for info, n in tally.items():
             if info is None:  # its cluster was pruned while this block was learnt
                 self.pruned_lines += n
                 self.events += n

@@ -12,9 +12,10 @@ BLANK, LINE, FRAME_TAIL, CONTINUATION = range(4)
 (an exception line, a Go function line) when it follows one; a continuation line."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class KeyInfo:
-    """What every line with the same masked shape has in common."""
+    """What every line with the same masked shape has in common (one object for all the
+    keys alike: compared and hashed as itself)."""
 
     cluster: int | None  # None: a continuation or blank line, part of an event
     level: int

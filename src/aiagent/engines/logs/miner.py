@@ -44,12 +44,13 @@ CACHE_LIMIT = 32_768
 _DATE_WORDS = frozenset(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Jan", "Feb", "Mar",
                          "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
 # (the words of the date_word mask in patterns.toml, which a letters-only word skips)
+_DATE_BYTES = frozenset(word.encode() for word in _DATE_WORDS)
 DIGITS = bytes.maketrans(b"123456789", b"000000000")
 INDEXED = 16  # templates of a level and length compared one by one; past that, indexed
 CHECK_SHAPES = 16  # shapes a fixed place of a template remembers for the fast path
 Pick = Callable[[list[bytes]], tuple[bytes, ...]]
-Probe = tuple[Pick, tuple[dict[bytes, str], ...], int, float, Pick, tuple[set[bytes], ...],
-              Pick, tuple[set[bytes], ...]]
+Probe = tuple[Pick, tuple[dict[bytes, str], ...], int, int, Pick, tuple[set[bytes], ...],
+              Pick, tuple[set[bytes], ...], set[tuple[bytes, ...]], set[tuple[bytes, ...]]]
 
 
 @dataclass(slots=True)
@@ -93,6 +94,7 @@ class TemplateMiner:
         self._shapes: dict[bytes, tuple[str, str]] = {}  # a word's shape: the same
         # level and length → first word's shape (None: a varied one) → templates
         self._fast: dict[tuple[str, int], dict[bytes | None, dict[int, Cluster]]] = {}
+        self._groups: dict[tuple[str, int, bytes], list[Cluster]] = {}  # _group, cached
         self._next = 1
 
     # ---- mining ----------------------------------------------------------------------
@@ -109,12 +111,30 @@ class TemplateMiner:
             got = self._fits(shape, level) if message.isascii() else None
             if got is None:
                 got = self._mine(message, shape, level)
-            if len(self._exact) >= CACHE_LIMIT:
-                self._exact.clear()
-            self._exact[key] = got
+            exact = self._exact
+            if len(exact) >= CACHE_LIMIT:
+                exact.clear()
+            exact[key] = got
         cluster, event = got
         cluster.count += 1
-        return self.resolve(event) if self._alias else event
+        if event in self._alias:
+            return self.resolve(event)
+        return event
+
+    def add_many(self, messages: list[str], levels: list[str], shapes: list[bytes | None]
+                 ) -> list[int]:
+        """:meth:`add` for many messages: their events, in order."""
+        exact, alias, add = self._exact, self._alias, self.add
+        events = []
+        for message, level, shape in zip(messages, levels, shapes, strict=True):
+            got = exact.get((level, shape)) if shape is not None else None
+            if got is None:
+                events.append(add(message, level, shape))
+                continue
+            cluster, event = got
+            cluster.count += 1
+            events.append(self.resolve(event) if event in alias else event)
+        return events
 
     def _mine(self, message: str, shape: bytes, level: str) -> tuple[Cluster, int]:
         """The template and event of a message (messages of one shape, equal but for their
@@ -146,29 +166,50 @@ class TemplateMiner:
         shape seen there before (the most such places wins), and the event; None if none.
         No word is masked: the shapes are compared at C speed."""
         shapes = shape.split()
-        n = len(shapes)
-        if not n:
+        if not shapes:
             return None
-        fast = self._fast.get((level, n))
-        if fast is None:
-            return None
+        key = (level, len(shapes), shapes[0])
+        group = self._groups.get(key)
+        if group is None:
+            group = self._group(key)
         best: Cluster | None = None
-        most = 0
-        for group in (fast.get(shapes[0]), fast.get(None)):
-            if group is None:
-                continue
-            for cluster in group.values():
-                probe = cluster.probe or _probe(cluster)
-                pick, checks, fixed, share, _, _, vary, wild = probe
-                if not all(map(dict.__contains__, checks, pick(shapes))) or (
-                        share < self.sim and not all(map(set.__contains__, wild, vary(shapes)))
-                        and not self._close(cluster, shapes, fixed)):
+        chosen: Probe | None = None
+        most, sim = 0, self.sim
+        for cluster in group:
+            probe = cluster.probe or _probe(cluster, sim)
+            pick, checks, fixed, allowed, _, _, vary, wild, passed, failed = probe
+            picked = pick(shapes)
+            if picked not in passed:  # (the shapes at the fixed places, as seen before)
+                if picked in failed:
                     continue
-                if best is None or fixed > most or (fixed == most and cluster.count > best.count):
-                    best, most = cluster, fixed
-        if best is None:
+                known = passed if all(map(dict.__contains__, checks, picked)) else failed
+                if len(known) >= CACHE_LIMIT:
+                    known.clear()
+                known.add(picked)
+                if known is failed:
+                    continue
+            if allowed < len(wild) and len(wild) - sum(map(set.__contains__, wild, vary(shapes))) \
+                    > allowed and not self._close(cluster, shapes, fixed):
+                continue  # (more varied places hold a word of a new shape than may differ)
+            if best is None or fixed > most or (fixed == most and cluster.count > best.count):
+                best, most, chosen = cluster, fixed, probe
+        if best is None or chosen is None:
             return None
-        return best, self._take(best, shapes)
+        event = self._keyed(best, shapes) if best.keyed else best.events[()]
+        if best.watch and not all(map(set.__contains__, chosen[5], chosen[4](shapes))):
+            self._learn_shapes(best, shapes)  # (a varied place holds a shape new to it)
+        return best, event
+
+    def _group(self, key: tuple[str, int, bytes]) -> list[Cluster]:
+        """The templates the fast path tries for a message of a level, length and first
+        word's shape: those whose first word is fixed to it, then those where it varies."""
+        level, n, first = key
+        fast = self._fast.get((level, n), {})
+        group = [*fast.get(first, {}).values(), *fast.get(None, {}).values()]
+        if len(self._groups) >= CACHE_LIMIT:
+            self._groups.clear()
+        self._groups[key] = group
+        return group
 
     def _close(self, cluster: Cluster, shapes: list[bytes], fixed: int) -> bool:
         """Whether the similarity reaches the threshold: the fixed places are all equal,
@@ -178,29 +219,22 @@ class TemplateMiner:
         for i, token in enumerate(cluster.tokens):
             if token == VARIED:
                 s = shapes[i]
-                if (cache.get(s) or self._shaped(s, s.decode()))[0] != WILD:
-                    other += 1
+                if (s.isalpha() and s not in _DATE_BYTES) or \
+                        (cache.get(s) or self._shaped(s, s.decode()))[0] != WILD:
+                    other += 1  # (letters only: a word, no mask applies)
                 elif len(known := wild.setdefault(i, set())) < CHECK_SHAPES:
                     known.add(s)  # (seen by the next probe built)
         return fixed >= self.sim * (fixed + other)
 
-    def _take(self, cluster: Cluster, shapes: list[bytes]) -> int:
-        """A message the fast path gave ``cluster``: its event, and what the varied
-        places learn from it."""
+    def _keyed(self, cluster: Cluster, shapes: list[bytes]) -> int:
+        """The event of a message the fast path gave ``cluster``, by its keyed words."""
         checks = cluster.checks
-        if cluster.keyed:
-            key = tuple([checks[i][shapes[i]] for i in cluster.keyed])
-            event = cluster.events.get(key)
-            if event is None:
-                event = cluster.events[key] = self._next
-                self._next += 1
-                self._events[event] = (cluster, key)
-        else:
-            event = cluster.events[()]
-        if cluster.watch:
-            _, _, _, _, pick, inert, _, _ = cluster.probe or _probe(cluster)
-            if not all(map(set.__contains__, inert, pick(shapes))):
-                self._learn_shapes(cluster, shapes)
+        key = tuple([checks[i][shapes[i]] for i in cluster.keyed])
+        event = cluster.events.get(key)
+        if event is None:
+            event = cluster.events[key] = self._next
+            self._next += 1
+            self._events[event] = (cluster, key)
         return event
 
     def _learn_shapes(self, cluster: Cluster, shapes: list[bytes]) -> None:
@@ -230,12 +264,17 @@ class TemplateMiner:
                 seen = checks[i] = {}
                 cluster.probe = None
             if len(seen) < CHECK_SHAPES:
+                if shapes[i] not in seen:
+                    cluster.probe = None  # (messages that failed its checks may pass now)
                 seen[shapes[i]] = tokens[i]
         if not checks:
             return
         anchor = shapes[0] if 0 in checks else None
         fast = self._fast.setdefault((cluster.level, len(shapes)), {})
-        fast.setdefault(anchor, {})[cluster.id] = cluster
+        members = fast.setdefault(anchor, {})
+        if cluster.id not in members:
+            members[cluster.id] = cluster
+            self._groups.clear()
 
     def resolve(self, event: int) -> int:
         """The event ``event`` was merged into (itself if none)."""
@@ -426,6 +465,7 @@ class TemplateMiner:
             for members in groups.values():
                 for gone in [c for c in members if c not in self.clusters]:
                     del members[gone]
+        self._groups.clear()
         self._reindex()
         self._exact.clear()
 
@@ -474,14 +514,20 @@ def _shown(cluster: Cluster, i: int) -> str:
     return (head.group() if head else "") + VAR + (tail.group() if tail else "")
 
 
-def _probe(cluster: Cluster) -> Probe:
+def _probe(cluster: Cluster, sim: float) -> Probe:
     places = sorted(cluster.checks)
     watch = list(cluster.watch)
     inert = tuple(cluster.inert.setdefault(i, set()) for i in watch)
     varied = [i for i, token in enumerate(cluster.tokens) if token == VARIED]
     wild = tuple(cluster.wild.setdefault(i, set()) for i in varied)
-    probe = (_picker(places), tuple(cluster.checks[i] for i in places), len(places),
-             len(places) / len(cluster.tokens), _picker(watch), inert, _picker(varied), wild)
+    fixed = len(places)
+    allowed = -1  # the most varied places that may hold a word (not a variable)
+    while allowed < len(varied) and fixed >= sim * (fixed + allowed + 1):
+        allowed += 1
+    if fixed >= sim * len(cluster.tokens):  # similar enough whatever the varied places hold
+        allowed = len(varied)
+    probe: Probe = (_picker(places), tuple(cluster.checks[i] for i in places), fixed, allowed,
+                    _picker(watch), inert, _picker(varied), wild, set(), set())
     cluster.probe = probe
     return probe
 

@@ -34,10 +34,13 @@ class Hint:
     def of(cls, alternatives: list[str]) -> Hint:
         start = [rx[1:] for rx in alternatives if rx.startswith("^")]
         anywhere = [rx for rx in alternatives if not rx.startswith("^")]
-        heads = [_head(rx.removeprefix("^")) for rx in alternatives]
+        heads = [_head(rx.removeprefix("^")).strip() for rx in alternatives]
+        # a head that holds another is absent when that one is: one pass fewer
+        fewest = tuple(h for h in dict.fromkeys(heads)
+                       if not any(o != h and o in h for o in heads))
         return cls(re.compile("|".join(f"(?:{rx})" for rx in start)) if start else None,
                    re.compile("|".join(f"(?:{rx})" for rx in anywhere)) if anywhere else None,
-                   tuple(heads) if all(heads) else None)
+                   fewest if all(heads) else None)
 
     def search(self, text: str) -> bool:
         return bool((self.start is not None and self.start.match(text))

@@ -36,6 +36,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "schedule": ("aiagent.frontends.cli.schedule_cmd:schedule", "List, add or remove scheduled tasks."),
     "acp": ("aiagent.frontends.cli.acp_cmd:acp", "Serve an editor over the Agent Client Protocol (stdio)."),
     "hooks": ("aiagent.frontends.cli.hooks_cmd:hooks", "List the user hooks configured here and where from."),
+    "batch": ("aiagent.frontends.cli.batch_cmd:batch", "Run a job (security-audit, wiki, …) over many repositories."),
     "logs": ("aiagent.frontends.cli.logs_cmd:logs", "Parse a log into templates: per line (csv, jsonl) or a table."),
 }
 

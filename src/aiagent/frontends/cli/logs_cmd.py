@@ -21,7 +21,7 @@ import click
 from aiagent.app import Application
 from aiagent.contracts.providers import AuthError, ProviderError
 from aiagent.engines.logs.incident import IncidentError, explain
-from aiagent.engines.logs.parse import Mined, decoded
+from aiagent.engines.logs.parse import Mined, decoded, decoded_blocks
 from aiagent.engines.logs.render import MODEL_WOULD_ADD, document, markdown
 from aiagent.engines.logs.source import LogInputError, open_log
 from aiagent.engines.logs.static import analyse
@@ -232,7 +232,7 @@ def _mine(file: Path) -> Any:
 
     source, mined = _open(file), Mined()
     try:
-        mined.feed(decoded(source.stream))
+        mined.feed_blocks(decoded_blocks(source.stream))
     except UnicodeError as exc:  # pragma: no cover - decoding replaces bad bytes
         click.echo(f"aiagent: error: {file}: {exc}", err=True)
         raise SystemExit(EXIT_USAGE) from None

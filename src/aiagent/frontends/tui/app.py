@@ -23,6 +23,7 @@ from aiagent.frontends.tui.commands import build_commands
 from aiagent.frontends.tui.firstframe import banner_lines, styled_banner, where
 from aiagent.frontends.tui.frontends import make_input
 from aiagent.frontends.tui.history import show_history
+from aiagent.frontends.tui.images import PastedImages
 from aiagent.frontends.tui.mentions import attach_mentions
 from aiagent.frontends.tui.running import run_turn
 from aiagent.frontends.tui.screen import Screen
@@ -61,7 +62,7 @@ class InteractiveApp:
         self.commands = build_commands(self)
         self.skill_approvals = SkillApprovals(self.screen)
         self.input: Any = None
-        self.pasted_images: Any = None  # images pasted into the prompt being written (images.py)
+        self.pasted_images = PastedImages([])  # images pasted into the prompt being written
         self._ready: asyncio.Task[None] | None = None
         self._mcp_warm: asyncio.Future[None] | None = None
 

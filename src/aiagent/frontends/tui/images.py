@@ -127,10 +127,7 @@ def pasted_for(app: InteractiveApp) -> PastedImages:
     """The app's pasted images, with the folders a paste may attach from."""
     from aiagent.agent.tools.shell.runtime import READABLE_ROOTS_KEY
 
-    found: PastedImages | None = getattr(app, "pasted_images", None)
-    if found is None:
-        found = PastedImages([])
-        app.pasted_images = found
+    found: PastedImages = app.pasted_images
     readable = app.agent.tool_state.get(READABLE_ROOTS_KEY, []) if app.agent is not None else []
     found.roots = [app.workspace, *(Path(r) for r in readable)]
     settings = app.settings
