@@ -45,6 +45,7 @@ TOOL_TAIL = 5
 STOP_TEXT = {
     "max_turns": "turn limit reached",
     "timeout": "time limit reached",
+    "max_budget": "budget reached ([agent] max_cost / max_tokens)",
     "interrupted": "interrupted",
 }
 
