@@ -30,11 +30,11 @@ Price = Callable[[str, Usage], "float | None"]
 def run_budget(max_cost: float, max_tokens: int, model: str) -> Budget | None:
     """The budget of these limits (None when there is none). A cost limit for a model
     whose price is unknown could not be kept: ConfigError (exit 2)."""
+    if not max_cost and not max_tokens:
+        return None
     from aiagent.infra.config.pricing import cost, price_of
     from aiagent.infra.config.settings import ConfigError
 
-    if not max_cost and not max_tokens:
-        return None
     if max_cost and price_of(model) is None:
         raise ConfigError(f"--max-cost / [agent] max_cost: no price is known for model "
                           f"{model!r}, so the cost cannot be kept; use --max-tokens")

@@ -28,6 +28,7 @@ Exit codes:
   5    internal error (run with --debug for the traceback)
   6    the provider rejected the request as invalid
   130  interrupted (Ctrl-C)
+  141  -o stream-json: stdout was closed
   143  stopped by SIGTERM
 """
 
