@@ -32,6 +32,10 @@ ALLOWED = {
         "`aiagent sandbox run CMD` gives the user's own terminal to their command in the "
         "foreground (stdin and tty inherited) and exits with its status; the runner's pipes "
         "would take the terminal away",
+    "app/batch/worker.py":
+        "a batch worker is a long-lived python child speaking JSON lines over its pipes, driven "
+        "synchronously from one thread per slot; on a time or memory limit its whole tree is "
+        "killed with infra.process.tree.kill_tree",
 }
 
 

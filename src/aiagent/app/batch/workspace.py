@@ -90,8 +90,7 @@ def clone(spec: RepoSpec, dest: Path, history: bool = False) -> None:
     argv += ["--branch", spec.ref] if spec.ref else []
     argv += ["--", spec.source, str(dest)]
     try:
-        done = subprocess.run(argv, env=env, capture_output=True, timeout=CLONE_TIMEOUT,
-                              stdin=subprocess.DEVNULL, check=False, cwd=dest.parent)
+        done = git.run(git.GitCall(argv, env, dest.parent), CLONE_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise TaskFailure(f"git clone timed out after {CLONE_TIMEOUT:.0f}s", True) from None
     if done.returncode != 0:
@@ -110,10 +109,8 @@ def check_git_config(root: Path) -> None:
     config = root / ".git" / "config"
     if not config.is_file():
         return
-    done = subprocess.run(
-        [git.executable(), "config", "--file", str(config), "--list", "--name-only"],
-        capture_output=True, timeout=30, stdin=subprocess.DEVNULL, check=False,
-        env=git.base_env())
+    done = git.run(git.GitCall([git.executable(), "config", "--file", str(config), "--list", "--name-only"],
+                               git.base_env(), root), 30)
     if done.returncode != 0:
         raise TaskFailure("hostile .git/config: git cannot read it")
     for key in done.stdout.decode("utf-8", "replace").split():
