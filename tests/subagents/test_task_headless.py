@@ -124,3 +124,36 @@ def test_two_children_run_at_once_with_limit_2(run_cli, project: Path) -> None:
     order = _two_children(2, project, run_cli)
     assert order[0] == "parent:0" and order[-1] == "parent:1"
     assert set(order[1:3]) == {"child A:0", "child B:0"} and "child A:1" in order[3:]
+
+
+def test_stream_json_shows_what_each_child_does(run_cli, project: Path) -> None:
+    """-o stream-json: the child's lines carry the parent's task call as parent_tool_use_id
+    (Claude Code's subagent lines) and its label; every line is valid against the schema."""
+    from tests.e2e.stream_json_check import lines_of
+
+    notes = str(project / "notes.txt")
+    answer = conversation(
+        [Turn(tool_calls=[task("Read notes.txt and summarise it.")]), Turn(text="done")],
+        {"Read notes.txt and summarise it.": [
+            Turn(text="Reading.", tool_calls=[ToolCall("read_file", {"file_path": notes})], usage=(50, 5)),
+            Turn(text="SUMMARY: hello.", usage=(50, 5))]},
+    )
+    with FakeLLM(responder=answer) as fake:
+        proc = run_cli("--headless", "--prompt", PARENT_PROMPT, "-o", "stream-json", cwd=project,
+                       env=env_for(fake))
+    assert proc.returncode == 0, proc.stderr
+    lines = lines_of(proc.stdout)
+    (call,) = [b for line in lines if line["type"] == "assistant" and line["parent_tool_use_id"] is None
+               for b in line["message"]["content"] if b["type"] == "tool_use"]
+    assert call["name"] == "task"
+    child = [line for line in lines if line.get("parent_tool_use_id") == call["id"]]
+    kinds = [(line["type"], line.get("subtype")) for line in child]
+    assert kinds == [("assistant", None), ("user", None), ("assistant", None), ("system", "subagent_result")]
+    assert all(line["subagent"] == {"name": "general", "label": "general#1"} for line in child)
+    first = child[0]["message"]["content"]
+    assert first[0] == {"type": "text", "text": "Reading."} and first[1]["name"] == "read_file"
+    assert "hello from the notes" in child[1]["message"]["content"][0]["content"]
+    assert child[2]["message"]["content"] == [{"type": "text", "text": "SUMMARY: hello."}]
+    assert child[3]["num_turns"] == 2 and child[3]["usage"]["input_tokens"] == 100
+    # the parent's own result comes after the child's lines, and counts the child's tokens
+    assert lines[-1]["type"] == "result" and lines[-1]["usage"]["input_tokens"] >= 100

@@ -18,6 +18,11 @@ written for it reads ours (the schema of every line is ``docs/stream-json.schema
   ``plan`` (update_plan), ``permission_denied`` (a call the permission policy refused:
   nobody may approve it in a headless run, or a rule denies it; sent before its result), ``retry`` (the provider restarts the response: drop the partial text),
   ``compact_boundary``, ``error``, ``input_error`` (a bad line on stdin);
+- what a child agent (the ``task`` tool) does: its ``assistant`` and ``user`` lines carry
+  ``parent_tool_use_id`` (the parent's ``task`` call, as Claude Code's subagent lines do)
+  and ``subagent`` (``{"name": profile, "label": "general#1"}``); a
+  ``{"type": "system", "subtype": "subagent_result", ...}`` line says how the child ended
+  (its turns, tokens, stop reason);
 - ``{"type": "result", "subtype": "success" | "error_max_turns" | "error_max_budget_usd"
   | "error_during_execution", ...}`` last (one per user message with
   ``--input-format stream-json``).
@@ -40,6 +45,7 @@ from aiagent.contracts.events import (
     ErrorEvent,
     PlanUpdatedEvent,
     RetryEvent,
+    SubagentEvent,
     TextDeltaEvent,
     ToolCallEvent,
     ToolResultEvent,
@@ -123,6 +129,7 @@ class StreamJsonRenderer:
         self._pending_chars = 0
         self._flush_timer: Any = None
         self.started = time.monotonic()
+        self._child_text: dict[str, list[str]] = {}  # a child's text of its current response
 
     # ---- lines -------------------------------------------------------------------------
 
@@ -246,6 +253,36 @@ class StreamJsonRenderer:
     def _error(self, event: ErrorEvent) -> None:
         self._system("error", message=event.message, exit_code=event.exit_code)
 
+    def _subagent(self, wrapped: SubagentEvent) -> None:
+        """A child's event as Claude Code's subagent lines: parent_tool_use_id set."""
+        inner, key = wrapped.event, f"{wrapped.id}/{wrapped.label}"
+        tags = {"parent_tool_use_id": wrapped.id, "subagent": {"name": wrapped.name, "label": wrapped.label}}
+        if isinstance(inner, TextDeltaEvent):
+            self._child_text.setdefault(key, []).append(inner.text)
+        elif isinstance(inner, RetryEvent):
+            self._child_text.pop(key, None)
+        elif isinstance(inner, TurnEndEvent) and inner.stop_reason == "tool_use":
+            return  # its text goes out with its first tool call, in one message
+        elif isinstance(inner, ToolCallEvent | TurnEndEvent):
+            text = "".join(self._child_text.pop(key, []))
+            content = [{"type": "text", "text": text}] if text else []
+            if isinstance(inner, ToolCallEvent):
+                content.append({"type": "tool_use", "id": inner.id, "name": inner.name, "input": inner.args})
+            if content:
+                self._line("assistant", message={
+                    "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
+                    "model": wrapped.model or self.model, "content": content,
+                    "stop_reason": "tool_use" if isinstance(inner, ToolCallEvent) else inner.stop_reason,
+                    "stop_sequence": None, "usage": {}}, **tags)
+        elif isinstance(inner, ToolResultEvent):
+            self._line("user", message={"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": inner.id, "content": inner.content,
+                 "is_error": inner.is_error}]}, **tags)
+        elif isinstance(inner, DoneEvent):
+            self._child_text.pop(key, None)
+            self._system("subagent_result", **tags, model=wrapped.model, stop_reason=inner.stop_reason,
+                         num_turns=inner.turns, usage=claude_usage(inner.usage))
+
     def input_error(self, line: int, message: str) -> None:
         self._system("input_error", line=line, message=message)
 
@@ -278,4 +315,5 @@ _HANDLERS: dict[type, Callable[[StreamJsonRenderer, Any], None]] = {
     RetryEvent: StreamJsonRenderer._retry,
     CompactionEvent: StreamJsonRenderer._compaction,
     ErrorEvent: StreamJsonRenderer._error,
+    SubagentEvent: StreamJsonRenderer._subagent,
 }
