@@ -111,7 +111,7 @@ class RemoteCoordinator:
         self.actor = actor
 
     def __getattr__(self, name: str) -> Any:
-        import ray  # type: ignore[import-not-found]  # only on the ray engine
+        import ray  # type: ignore[import-not-found,unused-ignore]  # only on the ray engine
 
         method = getattr(self.actor, name)
         return lambda *args: ray.get(method.remote(*args))

@@ -112,7 +112,7 @@ def hung_after(limits: Limits) -> float:
 
 def import_ray() -> Any:
     try:
-        import ray  # type: ignore[import-not-found]  # the aiagent[ray] extra
+        import ray  # type: ignore[import-not-found,unused-ignore]  # the aiagent[ray] extra
     except ImportError:
         raise EngineError(RAY_EXTRA) from None
     return ray

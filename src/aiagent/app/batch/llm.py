@@ -92,7 +92,7 @@ class _GatedApplication(Application):
         self._use = use
 
     def provider(self) -> Provider:
-        return LimitedProvider(super().provider(), self._use)  # type: ignore[return-value]
+        return LimitedProvider(super().provider(), self._use)
 
 
 class LimitedProvider:
