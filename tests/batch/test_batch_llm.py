@@ -67,8 +67,18 @@ def test_model_calls_in_flight_are_limited_across_workers(tmp_path: Path, home: 
     check_concurrency(tmp_path, limit)
 
 
-def test_a_budget_stops_new_model_calls(tmp_path: Path, home: Path) -> None:
+def test_a_budget_stops_new_model_calls_and_a_rerun_does_those_tasks_again(tmp_path: Path, home: Path) -> None:
     check_budget(tmp_path)
+    listed, out = tmp_path / "repos.txt", tmp_path / "out"
+    with FakeLLM(responder=Meter(hold=0.0)) as fake:
+        again = _batch("wiki", listed, out, fake)
+    assert again.returncode == 0, again.stderr[-3000:]
+    summary = _summary(out)
+    assert summary["skipped_as_done_before"] == 0 and summary["degraded"] == []
+    assert all(r["model_calls"] >= 2 for r in summary["repositories"])
+    with FakeLLM(responder=Meter(hold=0.0)) as fake:
+        third = _batch("wiki", listed, out, fake)
+    assert _summary(out)["skipped_as_done_before"] == 3 and not fake.requests, third.stderr[-2000:]
 
 
 def test_the_rate_paces_the_calls_of_all_workers(tmp_path: Path, home: Path) -> None:

@@ -81,7 +81,7 @@ def _run(req: BatchRequest, specs: list[RepoSpec], state: BatchState,
 
     began = time.monotonic()
     tasks = [_task(req, spec) for spec in specs]
-    earlier = {} if req.force else state.finished(req.job)
+    earlier = {} if req.force else _outcomes(state.finished(req.job))
     todo = [t for t in tasks if t["key"] not in earlier]
     results = {k: v for k, v in earlier.items() if k in {t["key"] for t in tasks}}
     lock = threading.Lock()
@@ -131,8 +131,15 @@ def _engine(req: BatchRequest, todo: list[dict[str, Any]], on_start: Any,
         raise BatchError(str(exc)) from None
 
 
+def _outcomes(finished: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The earlier results a re-run keeps: not those cut short by the budget (run again)."""
+    return {k: v for k, v in finished.items() if not str(v.get("reason", "")).startswith(BUDGET_REACHED)}
+
+
 def _task(req: BatchRequest, spec: RepoSpec) -> dict[str, Any]:
-    return {"key": f"{req.job}:{spec.digest}", "job": req.job, "name": spec.name,
+    # with a model the task is another task: a static result is no answer to --llm
+    model = f":llm={req.llm.provider}/{req.llm.model}" if req.llm is not None else ""
+    return {"key": f"{req.job}:{spec.digest}{model}", "job": req.job, "name": spec.name,
             "spec": spec.as_dict(), "out": str((req.out / "repos").resolve()),
             "work": str((req.work or req.out / ".work").resolve()),
             **({"llm": {"provider": req.llm.provider, "model": req.llm.model}} if req.llm else {})}
