@@ -18,10 +18,15 @@ DIR/repos/<name>/, with DIR/summary.md and DIR/summary.json; DIR/state.sqlite
 lets a re-run skip what is done (--force runs everything again).
 
 \b
+--llm uses the model where the job can; --llm-concurrency, --llm-rate and
+--max-cost bound the model calls of the whole batch, across all workers.
+
+\b
 Exit codes:
   0  every task done
   1  some task failed (summary.md lists each with its reason)
-  2  usage error, bad repositories file, or the engine cannot start"""
+  2  usage error, bad repositories file, or the engine cannot start
+  3  --llm and no model is available"""
 
 
 @click.command("batch", epilog=EPILOG)
