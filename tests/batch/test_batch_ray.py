@@ -59,3 +59,58 @@ def test_without_ray_the_error_names_the_extra(tmp_path: Path, home: Path) -> No
                    env={"PYTHONPATH": f"{blocker}{os.pathsep}{Path(__file__).resolve().parents[2] / 'src'}"})
     assert done.returncode == 2
     assert done.stderr.strip() == "aiagent: error: the ray engine needs Ray: pip install 'aiagent[ray]'"
+
+
+# ---- model calls and hung tasks on Ray ----------------------------------------------------
+
+def test_ray_model_calls_share_one_limit_and_one_budget(tmp_path: Path, home: Path) -> None:
+    """The coordinator is one Ray actor for every Ray task: at most N calls in flight, reached,
+    and the budget stops new calls across tasks."""
+    from tests.batch.test_batch_llm import check_budget, check_concurrency
+
+    python = _ray_python()
+    for limit in (1, 2):
+        check_concurrency(tmp_path / f"c{limit}", limit, "--engine", "ray", python=python)
+    check_budget(tmp_path / "budget", "--engine", "ray", python=python)
+
+
+HANG = '''
+import json, os, sys, time
+from pathlib import Path
+from aiagent.app.batch.engines import run_ray
+from aiagent.app.batch.worker import Limits
+
+def body(task):  # the Ray task itself hangs (its worker's own time limit never fires)
+    Path(task["out"]).write_text(str(os.getpid()))
+    if task["name"] == "hang":
+        time.sleep(600)
+    return {"key": task["key"], "name": task["name"], "status": "done", "reason": ""}
+
+out = Path(sys.argv[1])
+tasks = [{"key": n, "name": n, "job": "x", "spec": {"source": n}, "out": str(out / f"{n}.pid")}
+         for n in ("hang", "ok")]
+results = []
+began = time.monotonic()
+run_ray(tasks, Limits(2, 0), 2, out, lambda t: None, results.append, body=body)
+print(json.dumps({"results": results, "seconds": time.monotonic() - began}))
+'''
+
+
+def test_a_hung_ray_task_is_cancelled_by_the_driver(tmp_path: Path) -> None:
+    import subprocess
+
+    import psutil
+
+    python = _ray_python()
+    (tmp_path / "hang.py").write_text(HANG)
+    done = subprocess.run([python, str(tmp_path / "hang.py"), str(tmp_path)], capture_output=True,
+                          text=True, timeout=300, check=False,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")})
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    results = {r["name"]: r for r in report["results"]}
+    assert results["ok"]["status"] == "done"
+    assert results["hang"]["reason"] == "ray task hung: no result 7s after it began; cancelled"  # 2s + 5s
+    assert report["seconds"] < 120
+    pid = int((tmp_path / "hang.pid").read_text())
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE

@@ -7,11 +7,15 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiagent.app.batch.worker import Limits, Worker, failed
+
+if TYPE_CHECKING:
+    from aiagent.app.batch.coordinator import LlmLimits
 
 Result = dict[str, Any]
 OnStart = Callable[[dict[str, Any]], None]
@@ -31,15 +35,16 @@ def default_workers() -> int:
 
 
 def run_local(tasks: list[dict[str, Any]], limits: Limits, workers: int, logs: Path,
-              on_start: OnStart, on_result: OnResult) -> None:
-    """A pool of ``workers`` worker processes sized to the machine (0: one per core)."""
+              on_start: OnStart, on_result: OnResult, coordinator: Any = None) -> None:
+    """A pool of ``workers`` worker processes sized to the machine (0: one per core), their
+    model calls under ``coordinator`` (one object in this process for all of them)."""
     todo: queue.Queue[dict[str, Any]] = queue.Queue()
     for task in tasks:
         todo.put(task)
     count = min(workers or default_workers(), len(tasks))
     stop = threading.Event()
     errors: list[BaseException] = []
-    pool = [Worker(limits, logs / f"worker-{n}.log") for n in range(count)]
+    pool = [Worker(limits, logs / f"worker-{n}.log", coordinator=coordinator) for n in range(count)]
 
     def serve(worker: Worker) -> None:
         try:
@@ -76,40 +81,65 @@ def run_local(tasks: list[dict[str, Any]], limits: Limits, workers: int, logs: P
 # ---- Ray ----------------------------------------------------------------------------------
 
 _RAY_WORKER: Worker | None = None
+HUNG_MARGIN = (5.0, 60.0)  # a Ray task gets this much past its time limit (10%, within these)
 
 
-def _ray_task(task: dict[str, Any], limits: tuple[float, int], log: str) -> Result:
+def _ray_task(task: dict[str, Any], limits: tuple[float, int], log: str, actor: Any,
+              body: Callable[..., Result] | None = None) -> Result:
     """One task inside a Ray worker process, through this process's own :class:`Worker`
-    (kept between tasks: the worker loads its data once)."""
+    (kept between tasks: the worker loads its data once). It tells the batch's coordinator
+    actor when it begins, so the driver can bound it by the time it really ran."""
+    from aiagent.app.batch.coordinator import RemoteCoordinator
+
+    coordinator = RemoteCoordinator(actor)
+    coordinator.began(task["key"])
+    if body is not None:  # tests: a task that hangs in the Ray worker itself
+        return body(task)
     global _RAY_WORKER
     if _RAY_WORKER is None:
         _RAY_WORKER = Worker(Limits(*limits), Path(log) / f"ray-worker-{os.getpid()}.log")
+    _RAY_WORKER.coordinator = coordinator if task.get("llm") else None
     return _RAY_WORKER.run(task)
+
+
+def hung_after(limits: Limits) -> float:
+    """Seconds after it began at which the driver cancels a Ray task (0: never)."""
+    if not limits.seconds:
+        return 0.0
+    low, high = HUNG_MARGIN
+    return limits.seconds + min(high, max(low, limits.seconds * 0.1))
 
 
 def import_ray() -> Any:
     try:
-        import ray  # type: ignore[import-not-found]  # the aiagent[ray] extra
+        import ray  # type: ignore[import-not-found,unused-ignore]  # the aiagent[ray] extra
     except ImportError:
         raise EngineError(RAY_EXTRA) from None
     return ray
 
 
 def run_ray(tasks: list[dict[str, Any]], limits: Limits, workers: int, logs: Path,
-            on_start: OnStart, on_result: OnResult, address: str | None = None) -> None:
-    """Ray tasks, one per repository, each asking for one CPU and the task's memory."""
+            on_start: OnStart, on_result: OnResult, address: str | None = None,
+            llm: LlmLimits | None = None, body: Callable[..., Result] | None = None) -> dict[str, Any]:
+    """Ray tasks, one per repository, each asking for one CPU and the task's memory; the
+    model calls of all under one coordinator actor. The coordinator's totals."""
+    from aiagent.app.batch.coordinator import LlmLimits, ray_actor
+
     ray = import_ray()
     started_here = not ray.is_initialized()
     if started_here:
         _init_ray(ray, address, workers)
     try:
+        actor = ray_actor(ray, llm or LlmLimits(), f"aiagent-batch-{uuid.uuid4().hex[:12]}")
         remote = ray.remote(_ray_task).options(
             num_cpus=1, max_retries=0, memory=limits.memory_mb * 1024 * 1024 or None)
         pending = {}
         for task in tasks:
             on_start(task)
-            pending[remote.remote(task, (limits.seconds, limits.memory_mb), str(logs))] = task
-        _collect(ray, pending, on_result)
+            ref = remote.remote(task, (limits.seconds, limits.memory_mb), str(logs), actor, body)
+            pending[ref] = task
+        _collect(ray, pending, on_result, actor, hung_after(limits))
+        return dict(ray.get(actor.totals.remote()))
     finally:
         if started_here:
             ray.shutdown()
@@ -129,7 +159,8 @@ def _init_ray(ray: Any, address: str | None, workers: int) -> None:
                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
 
 
-def _collect(ray: Any, pending: dict[Any, dict[str, Any]], on_result: OnResult) -> None:
+def _collect(ray: Any, pending: dict[Any, dict[str, Any]], on_result: OnResult, actor: Any,
+             hung: float) -> None:
     while pending:
         done, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
         for ref in done:
@@ -139,6 +170,23 @@ def _collect(ray: Any, pending: dict[Any, dict[str, Any]], on_result: OnResult) 
             except Exception as exc:  # the Ray worker died: this task fails, the rest go on
                 result = failed(task, f"ray: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
             on_result(result)
+        if hung and pending:
+            _cancel_hung(ray, pending, on_result, actor, hung)
+
+
+def _cancel_hung(ray: Any, pending: dict[Any, dict[str, Any]], on_result: OnResult, actor: Any,
+                 hung: float) -> None:
+    """Cancel (force: the Ray worker is killed) each task that began more than ``hung``
+    seconds ago and still has no result: its own time limit did not end it."""
+    by_key = {task["key"]: ref for ref, task in pending.items()}
+    for key in ray.get(actor.overdue.remote(list(by_key), hung)):
+        ref = by_key[key]
+        task = pending.pop(ref)
+        ray.cancel(ref, force=True)
+        ray.get(actor.release_all.remote(key))
+        result = failed(task, f"ray task hung: no result {hung:g}s after it began; cancelled", hung)
+        result["cost"] = round(ray.get(actor.cost_of.remote(key)), 6)
+        on_result(result)
 
 
 def engines() -> Iterable[str]:

@@ -12,13 +12,16 @@ from aiagent.app.batch.jobs import SEVERITIES
 
 
 def build(job: str, engine: str, results: list[dict[str, Any]], wall: float,
-          skipped: int) -> dict[str, Any]:
+          skipped: int, llm: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The summary; ``llm``: this run's model calls (calls, cost, peak in flight, refused)."""
     ordered = sorted(results, key=lambda r: r["name"])
     total: Counter[str] = Counter()
     for result in ordered:
         total.update(result.get("findings") or {})
     failures = [{"repository": r["name"], "source": r["source"], "reason": r["reason"]}
                 for r in ordered if r["status"] != "done"]
+    degraded = [{"repository": r["name"], "source": r["source"], "reason": r["reason"]}
+                for r in ordered if r["status"] == "done" and r.get("reason")]
     return {
         "job": job, "engine": engine, "tasks": len(ordered),
         "done": sum(1 for r in ordered if r["status"] == "done"), "failed": len(failures),
@@ -30,10 +33,13 @@ def build(job: str, engine: str, results: list[dict[str, Any]], wall: float,
             {"repository": r["name"], "source": r["source"], "status": r["status"],
              "reason": r["reason"], "findings": {s: (r.get("findings") or {}).get(s, 0) for s in SEVERITIES},
              "seconds": r.get("seconds", 0.0), "cost": r.get("cost", 0.0),
+             "model_calls": r.get("model_calls", 0),
              "peak_rss_mb": r.get("peak_rss_mb", 0.0), "outputs": r.get("outputs", [])}
             for r in ordered
         ],
         "failures": failures,
+        "degraded": degraded,
+        "llm": llm,
     }
 
 
@@ -67,6 +73,16 @@ def markdown(summary: dict[str, Any]) -> str:
         counts = " | ".join(str(repo["findings"][s]) for s in SEVERITIES)
         lines.append(f"| {repo['repository']} | {repo['status']} | {counts} | "
                      f"{repo['seconds']:.1f} | {repo['cost']:.4f} | {repo['peak_rss_mb']:.0f} |")
+    if summary.get("llm"):
+        llm = summary["llm"]
+        budget = f" of ${llm['max_cost']:.4f}" if llm.get("max_cost") is not None else ""
+        lines += ["", f"Model calls this run: {llm['calls']} (at most {llm['peak_in_flight']} at once, "
+                  f"limit {llm['concurrency']}), ${llm['cost']:.4f}{budget}; "
+                  f"{llm['refused']} refused by the budget."]
+    if summary.get("degraded"):
+        lines += ["", "## Static only", ""]
+        lines += [f"- **{d['repository']}** ({d['source']}): {_escape(d['reason'])}"
+                  for d in summary["degraded"]]
     if summary["failures"]:
         lines += ["", "## Failures", ""]
         lines += [f"- **{f['repository']}** ({f['source']}): {_escape(f['reason'])}"

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+DEGRADED = "{}: the model part stopped, the static results are kept"
 POLL = 0.2  # seconds between two looks at a running task's clock and memory
 MB = 1024 * 1024
 
@@ -49,8 +50,9 @@ class Worker:
     """One worker process, started on first use and again after it was killed."""
 
     def __init__(self, limits: Limits, log: Path | None = None,
-                 argv: list[str] | None = None) -> None:
+                 argv: list[str] | None = None, coordinator: Any = None) -> None:
         self.limits, self.log = limits, log
+        self.coordinator = coordinator  # the batch's model-call limit (coordinator.py), if any
         self.argv = argv or [sys.executable, "-m", "aiagent.app.batch"]
         self.proc: subprocess.Popen[bytes] | None = None
         self.tag = ""
@@ -86,7 +88,36 @@ class Worker:
         except OSError:
             self.kill()
             return failed(task, "the worker process could not be reached", time.monotonic() - started)
-        return self._wait(task, proc, started)
+        result = self._wait(task, proc, started)
+        if self.coordinator is not None:  # slots of a killed task back; its cost, even if killed
+            self.coordinator.release_all(task["key"])
+            result["cost"] = round(self.coordinator.cost_of(task["key"]), 6)
+        return result
+
+    def _line(self, task: dict[str, Any], proc: subprocess.Popen[bytes]) -> dict[str, Any] | None:
+        """The task's result when a whole line of it came; a model-call request is answered."""
+        while b"\n" in self._buffer:
+            line, _, self._buffer = self._buffer.partition(b"\n")
+            message: dict[str, Any] = json.loads(line)
+            if "rpc" not in message:
+                return message
+            self._answer(task, proc, message)
+        return None
+
+    def _answer(self, task: dict[str, Any], proc: subprocess.Popen[bytes],
+                message: dict[str, Any]) -> None:
+        """A worker's request to the coordinator, for its current task (never another's)."""
+        method, args = message.get("rpc"), message.get("args") or []
+        try:
+            if self.coordinator is None or method not in ("try_acquire", "release"):
+                raise ValueError(f"no such request: {method}")
+            answer = {"ok": getattr(self.coordinator, method)(task["key"], *args[:1])}
+        except Exception as exc:  # a bad request or an unreachable actor: the call fails
+            answer = {"error": one_line(f"{type(exc).__name__}: {exc}")}
+        assert proc.stdin is not None
+        with contextlib.suppress(OSError):
+            proc.stdin.write(json.dumps(answer).encode() + b"\n")
+            proc.stdin.flush()
 
     def _wait(self, task: dict[str, Any], proc: subprocess.Popen[bytes],
               started: float) -> dict[str, Any]:
@@ -98,9 +129,8 @@ class Worker:
                 chunk = os.read(fd, 1 << 16)
                 if chunk:
                     self._buffer += chunk
-                    if b"\n" in self._buffer:
-                        line, _, self._buffer = self._buffer.partition(b"\n")
-                        result: dict[str, Any] = json.loads(line)
+                    result = self._line(task, proc)
+                    if result is not None:
                         result["peak_rss_mb"] = round(max(peak, tree_rss(proc.pid)) / MB, 1)
                         return result
                     continue
@@ -173,6 +203,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     """Run one task here: check out the repository, run the job, move its reports into
     place (a task killed half-way leaves only a ``.partial`` folder, replaced next time)."""
     from aiagent.app.batch.jobs import HISTORY_JOBS, JOBS
+    from aiagent.app.batch.llm import ModelUse
     from aiagent.app.batch.repos import RepoSpec
     from aiagent.app.batch.workspace import TaskFailure, checkout
 
@@ -185,12 +216,14 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         for folder in (partial, work):
             shutil.rmtree(folder, ignore_errors=True)
         root = checkout(spec, work, history=job in HISTORY_JOBS)
-        outcome = JOBS[job](root, partial, spec)
+        model = ModelUse.for_task(task)
+        outcome = JOBS[job](root, partial, spec, model)
         shutil.rmtree(final, ignore_errors=True)
         partial.mkdir(parents=True, exist_ok=True)
         partial.rename(final)
-        result.update(status="done", reason="", findings=outcome.findings,
-                      outputs=list(outcome.outputs), cost=outcome.cost, notes=list(outcome.notes))
+        result.update(status="done", reason=DEGRADED.format(model.refused) if model and model.refused else "",
+                      findings=outcome.findings, outputs=list(outcome.outputs), cost=outcome.cost,
+                      notes=list(outcome.notes), model_calls=model.calls if model else 0)
     except TaskFailure as exc:
         result["reason"] = one_line(str(exc))
     except Exception as exc:  # a bug or a hostile input: this task fails, the batch goes on
@@ -209,14 +242,18 @@ def main() -> None:
     """The worker's loop: a task a line on stdin, a result a line on the original stdout
     (the jobs' own prints go to stderr, the worker's log)."""
     _exit_with_parent()
+    from aiagent.app.batch import llm
+
     results = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    for line in sys.stdin:
+    llm.GATE = llm.PipeGate(results, sys.stdin)  # model-call requests share the pipes
+    while line := sys.stdin.readline():
         if line.strip():
-            results.write(json.dumps(execute(json.loads(line))) + "\n")
-            results.flush()
-
+            result = json.dumps(execute(json.loads(line)))
+            with llm.GATE.lock:
+                results.write(result + "\n")
+                results.flush()
 
 
 
