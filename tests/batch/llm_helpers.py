@@ -36,16 +36,22 @@ def answer_for(prompt: str) -> dict[str, Any]:
 
 class Meter:
     """A FakeLLM responder that holds each request ``hold`` seconds and records the most
-    requests held at once (observed, not timed)."""
+    requests held at once (observed, not timed). With ``gather`` set, a request is held
+    until that many are in flight (or ``gather`` were once, or ``patience`` seconds pass),
+    so a limit the batch allows is reached even on a slow, loaded machine."""
 
-    def __init__(self, hold: float = 0.4) -> None:
+    def __init__(self, hold: float = 0.4, gather: int = 0, patience: float = 30.0) -> None:
         self.hold, self.now, self.peak = hold, 0, 0
+        self.gather, self.patience = gather, patience
         self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
 
     def __call__(self, body: dict[str, Any]) -> Turn:
         with self.lock:
             self.now += 1
             self.peak = max(self.peak, self.now)
+            self.changed.notify_all()
+            self.changed.wait_for(lambda: self.peak >= self.gather, timeout=self.patience)
         try:
             time.sleep(self.hold)
         finally:

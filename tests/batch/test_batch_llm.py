@@ -24,9 +24,10 @@ def _batch(job: str, listed: Path, out: Path, fake: FakeLLM, *args: str, python:
 
 def check_concurrency(tmp_path: Path, limit: int, *args: str, python: str | None = None) -> None:
     """Three code reviews in three worker processes; the server sees at most ``limit``
-    requests at once, and reaches ``limit`` (each request is held 0.4 s)."""
+    requests at once, and reaches ``limit`` (each request is held 0.4 s, and until ``limit``
+    were in flight once)."""
     listed = review_repos(tmp_path, 3)
-    meter = Meter(hold=0.4)
+    meter = Meter(hold=0.4, gather=limit)
     with FakeLLM(responder=meter) as fake:
         done = _batch("code-review", listed, tmp_path / "out", fake, "--llm-concurrency", str(limit),
                       *args, python=python)

@@ -3,7 +3,7 @@
 The agent's budget (``[agent] max_cost`` / ``max_tokens``, ``--max-cost``,
 ``--max-tokens``: :mod:`aiagent.agent.core.budget`) is built with it by the application;
 :class:`RunMeter` puts, after each run, the cost so far (the model's price from
-:mod:`aiagent.infra.providers.pricing`) and the budget's reason into the transcript every
+:mod:`aiagent.infra.config.pricing`) and the budget's reason into the transcript every
 output format shows.
 """
 
@@ -31,7 +31,7 @@ class RunMeter:
     agent: Any
 
     def cost(self, usage: Usage) -> float | None:
-        from aiagent.infra.providers.pricing import cost
+        from aiagent.infra.config.pricing import cost
 
         return cost(self.agent.config.model, usage)
 

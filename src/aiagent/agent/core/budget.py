@@ -10,7 +10,7 @@ may end above a limit by at most one response's output (bounded by the provider'
 ``max_tokens`` per response). The part of the estimate the last request read from the
 provider's cache is priced as a cache read.
 
-Prices come from :mod:`aiagent.infra.providers.pricing` (``price(model, usage)`` in
+Prices come from :mod:`aiagent.infra.config.pricing` (``price(model, usage)`` in
 dollars, or None when the model's price is unknown); the model is the request's.
 :func:`run_budget` builds the budget of ``[agent] max_cost`` / ``max_tokens``.
 """
@@ -32,7 +32,7 @@ def run_budget(max_cost: float, max_tokens: int, model: str) -> Budget | None:
     whose price is unknown could not be kept: ConfigError (exit 2)."""
     if not max_cost and not max_tokens:
         return None
-    from aiagent.infra.providers.pricing import cost, price_of
+    from aiagent.infra.config.pricing import cost, price_of
     from aiagent.infra.config.settings import ConfigError
 
     if max_cost and price_of(model) is None:

@@ -22,7 +22,7 @@ from aiagent.app import Application
 from aiagent.app.provider import ProviderChoice
 from aiagent.contracts.messages import Usage
 from aiagent.contracts.providers import ProviderError, UsageReport
-from aiagent.infra.providers.pricing import cost
+from aiagent.infra.config.pricing import cost
 
 if TYPE_CHECKING:
     from aiagent.contracts.providers import CompletionRequest, Provider, StreamEvent

@@ -94,7 +94,7 @@ def _model(provider: str | None, model: str | None, limits: Any) -> Any:
     from aiagent.contracts.providers import AuthError
     from aiagent.frontends.cli.errors import EXIT_PROVIDER
     from aiagent.frontends.cli.settings_load import load_settings
-    from aiagent.infra.providers.pricing import price_of
+    from aiagent.infra.config.pricing import price_of
 
     settings = load_settings(None, {"provider": provider, "model": model})
     try:
@@ -106,5 +106,5 @@ def _model(provider: str | None, model: str | None, limits: Any) -> Any:
         click.echo(f"aiagent: {choice.note}", err=True)
     if limits.max_cost is not None and price_of(choice.model) is None:
         raise click.UsageError(f"--max-cost: no price is known for {choice.model}, so its cost "
-                               "cannot be counted (see infra/providers/pricing.toml)")
+                               "cannot be counted (see infra/config/pricing.toml)")
     return BatchModel(choice.name, choice.model, limits)

@@ -22,7 +22,7 @@ from aiagent.contracts.providers import AuthError
 from aiagent.engines.security.analyzers.plan import DEFAULT_BUDGET
 from aiagent.engines.security.errors import SecurityConfigError
 from aiagent.frontends.cli.settings_load import settings_flags
-from aiagent.infra.providers.pricing import cost
+from aiagent.infra.config.pricing import cost
 from aiagent.infra.config.settings import ConfigError, Settings
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from aiagent.app import Application
 from aiagent.contracts.providers import AuthError
 from aiagent.engines.wiki.passes import Analyst
 from aiagent.frontends.cli.settings_load import load_settings
-from aiagent.infra.providers.pricing import cost
+from aiagent.infra.config.pricing import cost
 
 MODEL_WOULD_ADD = ("a model would add per-module summaries, the architecture and data-flow synthesis, "
                    "design patterns, suggestions and deep-dives (set a key, or start Ollama)")

@@ -11,10 +11,10 @@ from aiagent.contracts.providers import ProviderError
 from aiagent.frontends.headless import usage_reported
 from aiagent.frontends.tui import render
 from aiagent.frontends.tui.history import show_history
-from aiagent.infra.providers.pricing import cost as dollars
-from aiagent.infra.providers.pricing import known_models
 from aiagent.frontends.tui.review import review as run_review
 from aiagent.frontends.tui.status import tokens
+from aiagent.infra.config.pricing import cost as dollars
+from aiagent.infra.config.pricing import known_models
 from aiagent.infra.config.settings import ConfigError
 
 if TYPE_CHECKING:

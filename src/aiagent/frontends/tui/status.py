@@ -63,7 +63,7 @@ def parts(status: Status) -> list[tuple[int, str]]:
     used = 0 if total is None else total.input_tokens + total.output_tokens \
         + total.cache_read_tokens + total.cache_write_tokens
     if total is not None and used:
-        from aiagent.infra.providers.pricing import cost
+        from aiagent.infra.config.pricing import cost
 
         out.append((4, f"{tokens(used)} tok"))
         dollars = cost(status.model, total)

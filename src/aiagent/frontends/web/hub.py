@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 from aiagent.agent.core.session import SessionRequest
 from aiagent.agent.tools.plan import last_plan
 from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, UsageEvent
-from aiagent.infra.providers.pricing import cost
 from aiagent.frontends.web.engines import OWN, PROVIDER, engine_of, engines_of, hosted
 from aiagent.frontends.web.turnlog import TurnLog
 from aiagent.frontends.web.wire import message_data, plan_data, to_wire
+from aiagent.infra.config.pricing import cost
 from aiagent.infra.store.sessions import SessionNotFound
 
 if TYPE_CHECKING:

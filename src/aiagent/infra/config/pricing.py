@@ -12,7 +12,7 @@ from aiagent.contracts.messages import Usage
 
 @cache
 def _prices() -> dict[str, dict[str, float]]:
-    text = resources.files("aiagent.infra.providers").joinpath("pricing.toml").read_text("utf-8")
+    text = resources.files("aiagent.infra.config").joinpath("pricing.toml").read_text("utf-8")
     data: dict[str, Any] = tomllib.loads(text)
     return {str(k): {kk: float(vv) for kk, vv in v.items()} for k, v in data["models"].items()}
 
