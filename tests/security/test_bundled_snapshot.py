@@ -101,3 +101,29 @@ def test_node_security_wg_files_build_into_the_snapshot(tmp_path: Path) -> None:
         {"type": "SEMVER", "events": [{"introduced": "0"}, {"last_affected": "0.3.5"}]}]}]
     assert is_affected(record, Package("npm", "marked", "0.3.5", "lock"))
     assert not is_affected(record, Package("npm", "marked", "0.3.6", "lock"))
+
+
+def test_the_snapshot_is_read_once_per_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch worker audits many repositories: the bundled snapshot is decompressed and
+    indexed for the first audit only (issue 32: shared work loaded once per worker)."""
+    from aiagent.engines.security.deps import osvdb
+
+    reads: list[int] = []
+    real = osvdb.load_bundled
+
+    def counted() -> dict:
+        reads.append(1)
+        return real()
+
+    monkeypatch.setattr(osvdb, "load_bundled", counted)
+    osvdb.bundled_advisories.cache_clear()
+    try:
+        for n in range(3):
+            project = tmp_path / f"p{n}"
+            project.mkdir()
+            (project / "requirements.txt").write_text("django==2.2.0\n")
+            result = run_audit(project, SecurityConfig(), AuditOptions(jobs=1, scanners=("dependencies",)))
+            assert any("PYSEC-2019-10" in json.dumps(f.to_dict()) for f in result.findings)
+    finally:
+        osvdb.bundled_advisories.cache_clear()
+    assert len(reads) == 1
