@@ -20,8 +20,16 @@ from pathlib import Path
 
 import pytest
 from mermaid_render import render_all
-from site_build import (BIN, check_drawn, docusaurus_build, docusaurus_prefix, hugo_build, mkdocs_build,
-                        need_mermaid_js, packaged_hugo)
+from site_build import (
+    BIN,
+    check_drawn,
+    docusaurus_build,
+    docusaurus_prefix,
+    hugo_build,
+    mkdocs_build,
+    need_mermaid_js,
+    packaged_hugo,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 AIAGENT = Path(sys.executable).with_name("aiagent")

@@ -15,8 +15,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from site_build import (BIN, check_drawn, docusaurus_build, docusaurus_prefix, hugo_build, mkdocs_build,
-                        need_mermaid_js)
+from site_build import (
+    BIN,
+    check_drawn,
+    docusaurus_build,
+    docusaurus_prefix,
+    hugo_build,
+    mkdocs_build,
+    need_mermaid_js,
+)
 
 
 def demo(root: Path, remote: str = "") -> Path:
