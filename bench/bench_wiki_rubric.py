@@ -38,6 +38,7 @@ from typing import Any
 
 PUBLISHED = (("CodeWiki (published)", 68.8), ("DeepWiki (published)", 64.1))
 MAX_ANSWER = 16_000
+PROVIDER_ERROR = "provider error: "
 MAX_DEPTH = 32
 SYSTEM = (
     "You judge software documentation. You are given one requirement and a project's "
@@ -203,7 +204,7 @@ async def judge(llm: Any, leaf: Node, text: str, retries: int) -> None:
         except AuthError:
             raise
         except ProviderError as exc:
-            leaf.reasoning = f"provider error: {exc}"[:300]
+            leaf.reasoning = f"{PROVIDER_ERROR}{exc}"[:300]
             continue
         found = verdict(answer)
         if found is not None:
@@ -262,6 +263,7 @@ def report(rubric: list[Node], overall: float, model: str, pages: int) -> dict[s
         "judge": model, "pages": pages, "leaves": len(leaves),
         "documented": sum(1 for leaf in leaves if leaf.score >= 1),
         "unjudged": sum(1 for leaf in leaves if not leaf.judged),
+        "provider_errors": sum(1 for leaf in leaves if not leaf.judged and leaf.reasoning.startswith(PROVIDER_ERROR)),
         "overall": round(overall * 100, 1),
         "top": [{"requirement": n.text, "weight": n.weight, "score": round(n.score * 100, 1)} for n in rubric],
         "published": dict(PUBLISHED),
@@ -270,7 +272,8 @@ def report(rubric: list[Node], overall: float, model: str, pages: int) -> dict[s
 
 def print_table(result: dict[str, Any]) -> None:
     print(f"judge: {result['judge']}; {result['pages']} pages; {result['leaves']} leaf requirements, "
-          f"{result['documented']} documented, {result['unjudged']} without a usable answer (counted 0)\n")
+          f"{result['documented']} documented, {result['unjudged']} without a usable answer (counted 0"
+          f"; {result['provider_errors']} of them a provider error)\n")
     print(f"{'weight':>6} {'score':>7}  top-level requirement")
     for top in result["top"]:
         print(f"{top['weight']:>6g} {top['score']:>6.1f}%  {top['requirement'][:70]}")
@@ -316,6 +319,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_wiki_rubric: no usable model for the judge: {exc}", file=sys.stderr)
         return 2
     result = report(rubric, aggregate(rubric), model, len(pages))
+    if result["leaves"] and result["provider_errors"] == result["leaves"]:  # no figure: the judge was never heard
+        last = next(leaf.reasoning for top in rubric for leaf in top.leaves())
+        print(f"bench_wiki_rubric: the judge answered none of the {result['leaves']} requirements ({last})",
+              file=sys.stderr)
+        return 2
     if args.out:
         args.out.write_text(json.dumps(tree(rubric), indent=2) + "\n", encoding="utf-8")
     if args.json:

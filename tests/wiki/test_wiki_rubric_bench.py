@@ -113,6 +113,19 @@ def test_without_a_key_it_says_so_in_one_line(clean_env, tmp_path: Path) -> None
     assert proc.stderr.count("\n") == 1 and "no usable model for the judge" in proc.stderr
 
 
+def test_a_judge_that_never_answers_gives_no_figure(clean_env, tmp_path: Path) -> None:
+    import socket
+
+    rubric, wiki = write_inputs(tmp_path)
+    with socket.socket() as sock:  # a loopback port that nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**clean_env, "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "sk-test-123"}
+    proc = run(env, tmp_path, str(rubric), str(wiki), "--provider", "openai", "--model", "m", "--retries", "0")
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout
+    assert proc.stderr.count("\n") == 1 and "the judge answered none of the 7 requirements" in proc.stderr
+
+
 def test_a_bad_rubric_is_one_line(clean_env, tmp_path: Path) -> None:
     rubric, wiki = write_inputs(tmp_path)
     rubric.write_text(json.dumps({"rubrics": [{"requirements": "A", "weight": "heavy"}]}))
