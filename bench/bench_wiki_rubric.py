@@ -1,7 +1,7 @@
 """Score a generated wiki with CodeWikiBench's rubric method, beside the published figures.
 
     .venv/bin/python bench/bench_wiki_rubric.py RUBRIC.json WIKI_DIR [--provider P] [--model M]
-        [--concurrency 4] [--retries 2] [--max-chars 48000] [--out scored.json] [--json]
+        [--concurrency 4] [--retries 2] [--max-chars 48000] [--max-tokens 512] [--out scored.json] [--json]
 
 RUBRIC.json is one repository's rubric from CodeWikiBench (the benchmark data is never
 committed: give its path; the ``rubrics`` field of its dataset row, or a ``combined_rubrics.json``).
@@ -195,12 +195,12 @@ def prompt(leaf: Node, context: str, docs: str) -> str:
             "Is the requirement documented? Answer with the JSON object only.")
 
 
-async def judge(llm: Any, leaf: Node, text: str, retries: int) -> None:
+async def judge(llm: Any, leaf: Node, text: str, retries: int, max_tokens: int = 512) -> None:
     from aiagent.contracts.providers import AuthError, ProviderError
 
     for _ in range(retries + 1):
         try:
-            answer = await llm(text, {"system": SYSTEM, "max_tokens": 512})
+            answer = await llm(text, {"system": SYSTEM, "max_tokens": max_tokens})
         except AuthError:
             raise
         except ProviderError as exc:
@@ -230,7 +230,7 @@ async def judge_all(llm: Any, rubric: list[Node], pages: list[Page], args: argpa
     async def one(leaf: Node) -> None:
         docs = documentation(pages, f"{under[leaf.path]} {leaf.text}", args.max_chars)
         async with gate:
-            await judge(llm, leaf, prompt(leaf, under[leaf.path], docs), args.retries)
+            await judge(llm, leaf, prompt(leaf, under[leaf.path], docs), args.retries, args.max_tokens)
 
     await asyncio.gather(*(one(leaf) for top in rubric for leaf in top.leaves()))
 
@@ -245,7 +245,7 @@ def open_judge(args: argparse.Namespace) -> Any:
 
     flags = {k: v for k, v in (("provider", args.provider), ("model", args.model)) if v}
     settings = Settings.load(Path.cwd(), flags_layer(flags))
-    return Application(settings, interactive=False).one_shot(max_tokens=512)
+    return Application(settings, interactive=False).one_shot(max_tokens=args.max_tokens)
 
 
 async def score(args: argparse.Namespace, rubric: list[Node], pages: list[Page]) -> str:
@@ -297,10 +297,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--retries", type=int, default=2, help="re-asks after an unusable answer")
     parser.add_argument("--max-chars", type=int, default=48_000, help="documentation per prompt")
+    parser.add_argument("--max-tokens", type=int, default=512,
+                        help="the longest answer asked of the judge (a verdict needs about 60 tokens)")
     parser.add_argument("--out", type=Path, help="write the scored rubric tree here (JSON)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
     args.retries = max(0, min(args.retries, 5))
+    args.max_tokens = max(32, min(args.max_tokens, 4096))
     return args
 
 
