@@ -210,7 +210,7 @@ async def judge(llm: Any, leaf: Node, text: str, retries: int, max_tokens: int =
         if found is not None:
             leaf.score, leaf.reasoning = float(found[0]), found[1]
             return
-        leaf.reasoning = "the answer was not the asked JSON"
+        leaf.reasoning = "the answer was not the asked JSON: " + " ".join(answer.split())[:200]
     leaf.score, leaf.judged = 0.0, False
 
 

@@ -89,6 +89,8 @@ def test_scores_aggregate_by_weight_and_a_hostile_judge_counts_as_missing(clean_
     scored = json.loads((tmp_path / "scored.json").read_text())
     secrets = scored[1]["sub_tasks"][3]
     assert secrets["score"] == 0 and secrets["judged"] is False
+    plugins = scored[1]["sub_tasks"][1]  # the unusable answer is kept (its start) for the reader
+    assert plugins["reasoning"] == "the answer was not the asked JSON: I cannot decide }{ [score] maybe"
     assert scored[2]["judged"] is True and scored[2]["score"] == 1
 
 
