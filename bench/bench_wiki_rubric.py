@@ -1,7 +1,7 @@
 """Score a generated wiki with CodeWikiBench's rubric method, beside the published figures.
 
     .venv/bin/python bench/bench_wiki_rubric.py RUBRIC.json WIKI_DIR [--provider P] [--model M]
-        [--concurrency 4] [--retries 2] [--max-chars 48000] [--out scored.json] [--json]
+        [--concurrency 4] [--retries 2] [--max-chars 48000] [--max-tokens 512] [--out scored.json] [--json]
 
 RUBRIC.json is one repository's rubric from CodeWikiBench (the benchmark data is never
 committed: give its path; the ``rubrics`` field of its dataset row, or a ``combined_rubrics.json``).
@@ -38,6 +38,7 @@ from typing import Any
 
 PUBLISHED = (("CodeWiki (published)", 68.8), ("DeepWiki (published)", 64.1))
 MAX_ANSWER = 16_000
+PROVIDER_ERROR = "provider error: "
 MAX_DEPTH = 32
 SYSTEM = (
     "You judge software documentation. You are given one requirement and a project's "
@@ -194,22 +195,22 @@ def prompt(leaf: Node, context: str, docs: str) -> str:
             "Is the requirement documented? Answer with the JSON object only.")
 
 
-async def judge(llm: Any, leaf: Node, text: str, retries: int) -> None:
+async def judge(llm: Any, leaf: Node, text: str, retries: int, max_tokens: int = 512) -> None:
     from aiagent.contracts.providers import AuthError, ProviderError
 
     for _ in range(retries + 1):
         try:
-            answer = await llm(text, {"system": SYSTEM, "max_tokens": 512})
+            answer = await llm(text, {"system": SYSTEM, "max_tokens": max_tokens})
         except AuthError:
             raise
         except ProviderError as exc:
-            leaf.reasoning = f"provider error: {exc}"[:300]
+            leaf.reasoning = f"{PROVIDER_ERROR}{exc}"[:300]
             continue
         found = verdict(answer)
         if found is not None:
             leaf.score, leaf.reasoning = float(found[0]), found[1]
             return
-        leaf.reasoning = "the answer was not the asked JSON"
+        leaf.reasoning = "the answer was not the asked JSON: " + " ".join(answer.split())[:200]
     leaf.score, leaf.judged = 0.0, False
 
 
@@ -229,7 +230,7 @@ async def judge_all(llm: Any, rubric: list[Node], pages: list[Page], args: argpa
     async def one(leaf: Node) -> None:
         docs = documentation(pages, f"{under[leaf.path]} {leaf.text}", args.max_chars)
         async with gate:
-            await judge(llm, leaf, prompt(leaf, under[leaf.path], docs), args.retries)
+            await judge(llm, leaf, prompt(leaf, under[leaf.path], docs), args.retries, args.max_tokens)
 
     await asyncio.gather(*(one(leaf) for top in rubric for leaf in top.leaves()))
 
@@ -244,7 +245,7 @@ def open_judge(args: argparse.Namespace) -> Any:
 
     flags = {k: v for k, v in (("provider", args.provider), ("model", args.model)) if v}
     settings = Settings.load(Path.cwd(), flags_layer(flags))
-    return Application(settings, interactive=False).one_shot(max_tokens=512)
+    return Application(settings, interactive=False).one_shot(max_tokens=args.max_tokens)
 
 
 async def score(args: argparse.Namespace, rubric: list[Node], pages: list[Page]) -> str:
@@ -262,6 +263,7 @@ def report(rubric: list[Node], overall: float, model: str, pages: int) -> dict[s
         "judge": model, "pages": pages, "leaves": len(leaves),
         "documented": sum(1 for leaf in leaves if leaf.score >= 1),
         "unjudged": sum(1 for leaf in leaves if not leaf.judged),
+        "provider_errors": sum(1 for leaf in leaves if not leaf.judged and leaf.reasoning.startswith(PROVIDER_ERROR)),
         "overall": round(overall * 100, 1),
         "top": [{"requirement": n.text, "weight": n.weight, "score": round(n.score * 100, 1)} for n in rubric],
         "published": dict(PUBLISHED),
@@ -270,7 +272,8 @@ def report(rubric: list[Node], overall: float, model: str, pages: int) -> dict[s
 
 def print_table(result: dict[str, Any]) -> None:
     print(f"judge: {result['judge']}; {result['pages']} pages; {result['leaves']} leaf requirements, "
-          f"{result['documented']} documented, {result['unjudged']} without a usable answer (counted 0)\n")
+          f"{result['documented']} documented, {result['unjudged']} without a usable answer (counted 0"
+          f"; {result['provider_errors']} of them a provider error)\n")
     print(f"{'weight':>6} {'score':>7}  top-level requirement")
     for top in result["top"]:
         print(f"{top['weight']:>6g} {top['score']:>6.1f}%  {top['requirement'][:70]}")
@@ -294,10 +297,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--retries", type=int, default=2, help="re-asks after an unusable answer")
     parser.add_argument("--max-chars", type=int, default=48_000, help="documentation per prompt")
+    parser.add_argument("--max-tokens", type=int, default=512,
+                        help="the longest answer asked of the judge (a verdict needs about 60 tokens)")
     parser.add_argument("--out", type=Path, help="write the scored rubric tree here (JSON)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
     args.retries = max(0, min(args.retries, 5))
+    args.max_tokens = max(32, min(args.max_tokens, 4096))
     return args
 
 
@@ -316,6 +322,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_wiki_rubric: no usable model for the judge: {exc}", file=sys.stderr)
         return 2
     result = report(rubric, aggregate(rubric), model, len(pages))
+    if result["leaves"] and result["provider_errors"] == result["leaves"]:  # no figure: the judge was never heard
+        last = next(leaf.reasoning for top in rubric for leaf in top.leaves())
+        print(f"bench_wiki_rubric: the judge answered none of the {result['leaves']} requirements ({last})",
+              file=sys.stderr)
+        return 2
     if args.out:
         args.out.write_text(json.dumps(tree(rubric), indent=2) + "\n", encoding="utf-8")
     if args.json:

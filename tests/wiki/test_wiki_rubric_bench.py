@@ -89,6 +89,8 @@ def test_scores_aggregate_by_weight_and_a_hostile_judge_counts_as_missing(clean_
     scored = json.loads((tmp_path / "scored.json").read_text())
     secrets = scored[1]["sub_tasks"][3]
     assert secrets["score"] == 0 and secrets["judged"] is False
+    plugins = scored[1]["sub_tasks"][1]  # the unusable answer is kept (its start) for the reader
+    assert plugins["reasoning"] == "the answer was not the asked JSON: I cannot decide }{ [score] maybe"
     assert scored[2]["judged"] is True and scored[2]["score"] == 1
 
 
@@ -111,6 +113,19 @@ def test_without_a_key_it_says_so_in_one_line(clean_env, tmp_path: Path) -> None
     proc = run(clean_env, tmp_path, str(rubric), str(wiki), "--provider", "openai")
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "no usable model for the judge" in proc.stderr
+
+
+def test_a_judge_that_never_answers_gives_no_figure(clean_env, tmp_path: Path) -> None:
+    import socket
+
+    rubric, wiki = write_inputs(tmp_path)
+    with socket.socket() as sock:  # a loopback port that nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**clean_env, "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "sk-test-123"}
+    proc = run(env, tmp_path, str(rubric), str(wiki), "--provider", "openai", "--model", "m", "--retries", "0")
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout
+    assert proc.stderr.count("\n") == 1 and "the judge answered none of the 7 requirements" in proc.stderr
 
 
 def test_a_bad_rubric_is_one_line(clean_env, tmp_path: Path) -> None:

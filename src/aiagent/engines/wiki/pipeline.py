@@ -24,7 +24,7 @@ from aiagent.engines.wiki.manifest import (
 )
 from aiagent.engines.wiki.model import build_model
 from aiagent.engines.wiki.pages import Links
-from aiagent.engines.wiki.render import check_output, pages_dir, write_wiki
+from aiagent.engines.wiki.render import check_output, pages_dir, site_notes, write_wiki
 from aiagent.engines.wiki.scan import scan
 from aiagent.engines.wiki.skillpages import classifiers
 from aiagent.engines.wiki.sourcelinks import web_base
@@ -97,6 +97,9 @@ def generate(req: WikiRequest, say: Say) -> WikiSummary:
                {MANIFEST: manifest_text(hashes, req.fmt, prompts_for(req.analyst), extra)}, links.copies(),
                req.mermaid_js)
     say(f"wrote {len(pages)} pages to {output}")
+    diagrams = any("```mermaid" in page.body for page in pages)
+    for line in site_notes(req.fmt, output, req.mermaid_js is not None, diagrams):
+        say(line)
     for line in lines:
         say(line)
     report = None

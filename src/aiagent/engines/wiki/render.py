@@ -22,6 +22,9 @@ PAGES_DIRS = {"mkdocs": "docs", "hugo": "content", "docusaurus": "docs"}
 MERMAID_CDN = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.min.js"
 MERMAID_LOCAL = {"mkdocs": "docs/assets/mermaid.min.js", "hugo": "static/js/mermaid.min.js"}
 MKDOCS_INIT = "docs/assets/mermaid-init.js"
+MAX_MERMAID_JS = 20 * 1024 * 1024
+VIEW = {"mkdocs": "mkdocs serve (mkdocs from PyPI)", "hugo": "hugo server (Hugo from your distribution)",
+        "docusaurus": "npm install && npm start"}
 # MkDocs leaves out dot-files by default; the copies of sources under source/ keep theirs
 MKDOCS_EXCLUDE = "/templates/\n.*\n!/source/**\n"
 SECTIONS = [("Architecture", "architecture/"), ("Modules", "modules/"), ("Code structure", "code-structure/"),
@@ -53,8 +56,8 @@ def write_wiki(pages: list[Page], output: Path, fmt: str, title: str,
     if fmt not in FORMATS:
         raise WikiError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     check_output(output)
-    if mermaid_js is not None and not mermaid_js.is_file():
-        raise WikiError(f"{mermaid_js}: no such file (--mermaid-js wants a mermaid.min.js)")
+    if mermaid_js is not None:
+        check_mermaid_js(mermaid_js)
     local = MERMAID_LOCAL.get(fmt) if mermaid_js is not None else None
     copies = {**(copies or {}), **({local: mermaid_js} if local and mermaid_js else {})}
     pages, site = site_files(pages, fmt, title, local is not None)
@@ -76,6 +79,25 @@ def write_wiki(pages: list[Page], output: Path, fmt: str, title: str,
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def check_mermaid_js(path: Path) -> None:
+    """A WikiError unless ``path`` is a ``.js`` file that mentions Mermaid (a wrong file, or a
+    secret named by mistake, is never copied into a site that may be published)."""
+    if not path.is_file():
+        raise WikiError(f"{path}: no such file (--mermaid-js and [wiki] mermaid_js want a mermaid.min.js)")
+    if path.suffix != ".js" or path.stat().st_size > MAX_MERMAID_JS or b"mermaid" not in path.read_bytes():
+        raise WikiError(f"{path}: not a Mermaid script (a mermaid.min.js, e.g. from the npm package mermaid)")
+
+
+def site_notes(fmt: str, output: Path, local_mermaid: bool, diagrams: bool) -> list[str]:
+    """What to do with the site just written: how to view it, and where its Mermaid comes from."""
+    view = VIEW.get(fmt)
+    notes = [f"site: to view it: cd {output} && {view}"] if view else []
+    if fmt in MERMAID_LOCAL and diagrams and not local_mermaid:
+        notes.append("site: the diagrams load Mermaid from jsDelivr when a page is viewed; to draw them "
+                     "offline, give a local mermaid.min.js (--mermaid-js FILE or [wiki] mermaid_js)")
+    return notes
 
 
 def site_files(pages: list[Page], fmt: str, title: str,

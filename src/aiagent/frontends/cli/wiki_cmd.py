@@ -13,6 +13,7 @@ from aiagent.engines.wiki.check import CheckReport, text_report
 from aiagent.engines.wiki.errors import WikiError
 from aiagent.engines.wiki.pipeline import WikiRequest, generate
 from aiagent.engines.wiki.progress import Progress, wants_live
+from aiagent.engines.wiki.render import check_mermaid_js
 from aiagent.engines.wiki.skillpages import active_skill_wikis
 from aiagent.engines.wiki.testrun import TestOptions
 from aiagent.frontends.cli.errors import EXIT_GATE, EXIT_USAGE
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
               help="Diagram format.")
 @click.option("--mermaid-js", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="A local mermaid.min.js for the mkdocs and Hugo sites to carry, so their "
-                   "diagrams draw offline (default: Mermaid 11 from jsDelivr when a page is viewed).")
+                   "diagrams draw offline (default: [wiki] mermaid_js, else Mermaid 11 from "
+                   "jsDelivr when a page is viewed).")
 @click.option("--full", is_flag=True, help="Regenerate everything (ignore the manifest).")
 @click.option("--no-security", is_flag=True, help="Leave out the security chapter (no audit).")
 @click.option("--test-report", is_flag=True,
@@ -76,6 +78,7 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
         settings = _settings(path, trust or _root_trust())
         minimum = _check_min(settings, check_min) if check or check_min is not None or as_json else None
         tests = _test_options(settings, path, test_timeout) if test_report else None
+        mermaid_js = _mermaid_js(settings, path, mermaid_js)
         analyst = make_analyst(model, path, say)
         req = WikiRequest(path, output if output is not None else path / "docs" / "wiki", fmt, full,
                           diagrams, not no_security, analyst, tests=tests,
@@ -108,6 +111,15 @@ def _report(report: object, as_json: bool) -> int:
     assert isinstance(report, CheckReport)
     click.echo(json.dumps(report.as_dict(), indent=2) if as_json else text_report(report))
     return 0 if report.passed else EXIT_GATE
+
+
+def _mermaid_js(settings: Settings, path: Path, given: Path | None) -> Path | None:
+    """``--mermaid-js``, else ``[wiki] mermaid_js`` (``~`` expanded; relative: to PATH)."""
+    configured = settings.wiki.mermaid_js.strip()
+    found = given if given is not None else path / Path(configured).expanduser() if configured else None
+    if found is not None:
+        check_mermaid_js(found)  # before the analysis: a wrong file stops the run at once
+    return found
 
 
 def _root_trust() -> bool:

@@ -261,6 +261,7 @@ class WebSettings:
 class WikiSettings:
     hook_timeout: float = 10.0  # seconds an on_before_wiki_section hook may run
     check_min: float = 80.0  # the minimum score of `aiagent wiki --check`
+    mermaid_js: str = ""  # a local mermaid.min.js for the mkdocs and Hugo sites ("": none)
 
 
 @dataclass(frozen=True, slots=True)
