@@ -52,3 +52,32 @@ def test_a_long_line_inside_a_block_is_cut_at_the_limit() -> None:
     analysis.finish()
     assert analysis.lines == 7
     assert analysis.levels and max(map(len, analysis._keys)) == analysis.max_line  # cut there
+
+
+def test_time_in_reads_the_same_times_as_a_full_parse() -> None:
+    """The whole-second shortcut of ``time_in`` (no regular expression once a stamp's text
+    but its fraction was read) gives the full parse's value on every line, zones,
+    fractions of other lengths and stamps that only look alike included."""
+    from aiagent.engines.logs.timeparse import time_in
+
+    shapes = ["2024-05-01 12:00:{s:02d},{ms:03d} INFO  [http-11] POST /orders/1",
+              "2024-05-01T12:00:{s:02d}.{ms:03d}+02:00 level=error msg=x",
+              "2024-05-01T12:00:{s:02d}.{ms:03d}Z level=error msg=x",
+              "2024-05-01 12:00:{s:02d}.{ms:03d} -0500 ERROR zoned",
+              "2024-05-01 12:00:{s:02d}.{ms:03d} - WARN  [main] - zookeeper",
+              "17/06/09 20:11:{s:02d}.{ms:03d} INFO spark",
+              "x 2024-05-01 12:00:{s:02d},{ms:03d}5 longer fraction"]
+    seen: dict[str, float | None] = {}
+    seconds: dict[bytes, float] = {}
+    read = 0
+    for shape in shapes:
+        _, where = find_time(shape.format(s=0, ms=0))
+        assert where is not None
+        for s, ms in [(0, 0), (0, 1), (1, 999), (1, 5), (59, 10), (7, 123)]:
+            line = shape.format(s=s, ms=ms)
+            assert time_in(line.encode(), where, seen, seconds) == parse_time(line), line
+        read += len(seconds)
+        # a line of another shape read with this one's place: the full parse decides
+        other = "2024-05-01 12:00:01+0100 " + shape
+        assert time_in(other.encode(), where, seen, seconds) == time_at(other, where, seen)
+    assert read  # the shortcut was taken (the unzoned shapes)

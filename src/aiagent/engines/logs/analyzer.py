@@ -26,7 +26,7 @@ from aiagent.engines.logs.miner import TemplateMiner
 from aiagent.engines.logs.parse import LineParser
 from aiagent.engines.logs.rules import limits, patterns
 from aiagent.engines.logs.timeline import Series, Timeline
-from aiagent.engines.logs.timeparse import Where, find_time, parse_time, time_at
+from aiagent.engines.logs.timeparse import Where, find_time, parse_time, time_in
 
 KEY_TABLE = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
 BLANK_INFO = KeyInfo(None, 0, ev.BLANK, "blank")
@@ -36,6 +36,7 @@ STATUS = re.compile(rb'" ([45])\d\d ')  # an access log's 4xx/5xx: digits vanish
 KEY_BYTES_LIMIT = 16 * 1024 * 1024
 MAX_CLUSTERS = 20000  # info-level ones hold a message only
 MAX_HOT_CLUSTERS = 2000  # error and warning ones hold two exemplars each
+NOWHERE = (-1, -1, -1, -1)  # a shape whose stamp was not looked for yet
 SAMPLES = 64  # lines per block whose time places the block's volume on the timeline
 Progress = Callable[[int, int], None]
 
@@ -55,7 +56,7 @@ def _long_line(block: bytes, limit: int) -> bool:
 class Analyzer:
     """``feed`` blocks of whole lines in order; read the results off the attributes."""
 
-    def __init__(self, on_progress: Progress | None = None) -> None:
+    def __init__(self, on_progress: Progress | None = None, bulk: bool = True) -> None:
         cfg = limits()
         self.max_line = int(cfg["read"]["max_line_bytes"])
         self.context = int(cfg["report"]["context_lines"])
@@ -65,6 +66,7 @@ class Analyzer:
         self.parser = LineParser()  # the header format, learnt from the first lines
         self.timeline = Timeline(int(cfg["report"]["timeline_buckets"]))
         self.on_progress = on_progress
+        self.bulk = bulk  # the usual events counted in bulk (False: one by one, as a check)
         self.bytes = self.lines = self.events = self.inner_lines = self.pruned_lines = 0
         self.blank_lines = self.pruned_events = 0
         self.levels: Counter[int] = Counter()
@@ -83,6 +85,7 @@ class Analyzer:
         self._stamps: dict[bytes, Where | None] = {}  # where a shape's time is
         self._heads: dict[bytes, Where | None] = {}  # the same, by a line's first bytes
         self._stamp_values: dict[str, float | None] = {}  # recent stamps, read
+        self._seconds: dict[bytes, float] = {}  # … their whole seconds (time_in)
         self._last_at: float | None = None
         self._tail: list[bytes] = []
         self._open: OpenEvent | None = None
@@ -142,9 +145,7 @@ class Analyzer:
         self._place_volume(raw, keys)
         start = self._go_on(raw, keys)
         if not self._hot.isdisjoint(counts):
-            for i in list(compress(range(len(keys)), map(self._hot.__contains__, keys))):
-                if i >= start:
-                    start = self._event(i, raw, keys, start)
+            start = self._events(raw, keys, start)
         self._keep_tail(raw, keys, start)
         if unique:  # most lines of the block were new shapes: no use keeping them
             self._forget_keys()
@@ -408,6 +409,11 @@ class Analyzer:
             if at is not None:  # counted only: no lines kept, no context needed
                 self._arrive(stats, info.level, self.lines + i + 1, at)
                 return i + 1
+        return self._whole_event(i, raw, keys, floor, info, stats, keep, first_error)
+
+    def _whole_event(self, i: int, raw: list[bytes], keys: list[bytes], floor: int,
+                     info: KeyInfo, stats: ClusterStats, keep: bool, first_error: bool) -> int:
+        """:meth:`_event` past the choice of keeping it: its lines, time and context."""
         begin = i
         if info.kind == ev.FRAME_TAIL:  # a bare traceback: its frames come before it
             while begin > floor and self._kind(keys[begin - 1]) == ev.CONTINUATION \
@@ -438,6 +444,86 @@ class Analyzer:
                 self._awaiting.append(ex)
         return end
 
+    def _events(self, raw: list[bytes], keys: list[bytes], start: int) -> int:
+        """The events led by the block's warning and error lines from ``start`` on (see
+        :meth:`_event`); the index after the last."""
+        hot = list(compress(range(len(keys)), map(self._hot.__contains__, keys)))
+        if self.bulk and self.timed and self.timeline.origin is not None:
+            return self._events_in_bulk(hot, raw, keys, start)
+        for i in hot:
+            if i >= start:
+                start = self._event(i, raw, keys, start)
+        return start
+
+    def _events_in_bulk(self, hot: list[int], raw: list[bytes], keys: list[bytes],
+                        start: int) -> int:
+        """:meth:`_events` with the usual event (one line, timed, not kept as an exemplar)
+        counted in place: its arrival at once, its place on the timeline and its cluster's
+        series tallied per second and added once per second at the end (they count per
+        bucket, and a bucket is a whole number of seconds from the origin: the same
+        counts as event by event). The rest goes through :meth:`_whole_event`."""
+        known, clusters, rng = self._keys.get, self.clusters, self._rng.random
+        origin = self.timeline.origin
+        assert origin is not None
+        tally: list[tuple[int, bool, int]] = []  # (cluster or -1: its series is done, …)
+        last = low = high = None
+        end = len(raw) - 1
+        for i in hot:
+            if i < start:
+                continue
+            info = known(keys[i])
+            stats = clusters.get(info.cluster) if info is not None and info.cluster is not None \
+                else None
+            if stats is None or info is None:  # (pruned while this block was read)
+                start = self._event(i, raw, keys, start)
+                continue
+            stats.events += 1
+            first_error = info.level >= ERROR and self.first_error is None
+            keep = stats.first is None or first_error or rng() * stats.events < 1
+            if not keep and info.kind == ev.LINE and i < end:
+                after = known(keys[i + 1])
+                if after is not None and after.kind == ev.LINE:
+                    at = self._head_time(keys[i], raw[i])
+                    if at is not None:
+                        stats.arrivals.add(at)
+                        tally.append((self._series(stats, at, origin), info.level >= ERROR,
+                                      int(at - origin)))
+                        last = at
+                        low = at if low is None or at < low else low
+                        high = at if high is None or at > high else high
+                        start = i + 1
+                        continue
+            if last is not None:
+                self._last_at, last = last, None
+            start = self._whole_event(i, raw, keys, start, info, stats, keep, first_error)
+        if last is not None:
+            self._last_at = last
+        if low is not None and high is not None:
+            self.start_at = low if self.start_at is None else min(self.start_at, low)
+            self.end_at = high if self.end_at is None else max(self.end_at, high)
+        self._tally(tally, origin)
+        return start
+
+    def _series(self, stats: ClusterStats, at: float, origin: float) -> int:
+        """The cluster whose series counts an event at ``at`` later (-1: counted now)."""
+        series = stats.series
+        if series is None:
+            series = stats.series = Series(origin)
+        if series.origin == origin:
+            return stats.cluster_id
+        series.add(at)
+        return -1
+
+    def _tally(self, tally: list[tuple[int, bool, int]], origin: float) -> None:
+        clusters = self.clusters
+        for (cluster, error, second), n in Counter(tally).items():
+            at = origin + second + 0.5  # (inside that second's bucket whatever its width)
+            if cluster >= 0:
+                series = clusters[cluster].series
+                assert series is not None
+                series.add(at, n)
+            self.timeline.add(at, "errors" if error else "warnings", n)
+
     def _one_line(self, i: int, raw: list[bytes], keys: list[bytes]) -> bool:
         """Whether the event led by line ``i`` ends with it (the next line is known to be
         an ordinary one in this block)."""
@@ -447,23 +533,23 @@ class Analyzer:
     def _head_time(self, key: bytes, line: bytes) -> float | None:
         """The time on an event's head line. Where the stamp sits is learnt once per
         shape (key): the lines of a shape have their digits in the same places."""
-        head = decode(line, 200)
         stamps = self._stamps
-        if key not in stamps:  # a new shape: lines that start alike have their time alike
+        where = stamps.get(key, NOWHERE)
+        if where is NOWHERE:  # a new shape: lines that start alike have their time alike
             start = key[:STAMP_KEY]  # (a log of unique lines has few distinct heads)
-            if start not in self._heads:
+            where = self._heads.get(start, NOWHERE)
+            if where is NOWHERE:
                 if len(self._heads) >= 4096:
                     self._heads.clear()
-                at, found = find_time(head)
+                at, found = find_time(decode(line, 200))
                 stamps[key] = self._heads[start] = found
                 return at
-            stamps[key] = self._heads[start]
-        where = stamps[key]
+            stamps[key] = where
         if where is None:
-            return parse_time(head)
+            return parse_time(decode(line, 200))
         if len(self._stamp_values) > 4096:
             self._stamp_values.clear()
-        return time_at(head, where, self._stamp_values)
+        return time_in(line, where, self._stamp_values, self._seconds)
 
     def _arrive(self, stats: ClusterStats, level: int, line: int, at: float | None) -> None:
         """An event of ``stats`` at ``at`` (None: no time): arrivals and the timeline."""
