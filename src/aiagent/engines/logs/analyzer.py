@@ -134,12 +134,13 @@ class Analyzer:
         raw.pop()
         keys = block.translate(KEY_TABLE).split(b"\n")
         keys.pop()
-        if _long_line(block, self.max_line) and max(map(len, raw)) > self.max_line:
+        cut = _long_line(block, self.max_line) and max(map(len, raw)) > self.max_line
+        if cut:
             raw = [line[:self.max_line] for line in raw]
             keys = [key[:self.max_line] for key in keys]
         _mark_status(block, keys)
         counts = Counter(keys)
-        self._learn(counts, keys, raw, block)
+        self._learn(counts, keys, raw, block, cut)
         unique = 2 * self._new_keys > len(keys)
         self._count(counts, len(keys))
         self._place_volume(raw, keys)
@@ -156,7 +157,7 @@ class Analyzer:
 
 
     def _learn(self, counts: Counter[bytes], keys: list[bytes], raw: list[bytes],
-               block: bytes = b"") -> None:
+               block: bytes = b"", cut: bool = True) -> None:
         new = [key for key in counts if key not in self._keys]
         self._new_keys = len(new)
         if not new:
@@ -169,21 +170,44 @@ class Analyzer:
         if not self.parser.headers.learned:
             self.parser.learn([decode(line, self.max_line) for line in raw[:200]])
         if len(new) <= 16:  # the usual case: a few new shapes in a block of known ones
-            sample = {key: raw[keys.index(key)] for key in new}
-        else:
-            sample = dict(zip(keys, raw, strict=True))
-        if len(new) <= 16:
-            infos = [self._classify(decode(sample[key], self.max_line)) for key in new]
+            infos = [self._classify(decode(raw[keys.index(key)], self.max_line)) for key in new]
         else:  # many new shapes (a log of unique lines): parsed and mined together
-            infos = self._classify_many([decode(sample[key], self.max_line) for key in new])
+            infos = self._classify_many(self._texts(new, keys, raw, b"" if cut else block))
+        self._remember(new, infos)
+
+    def _texts(self, new: list[bytes], keys: list[bytes], raw: list[bytes],
+               block: bytes) -> list[str]:
+        """A line of each new key, decoded (the last of the block's lines with that key).
+        When every line is a new key, the whole block is decoded at once (``block``: its
+        lines are all shorter than the limit)."""
+        if len(new) == len(keys) and block:
+            texts = block.decode("utf-8", "replace").split("\n")
+            texts.pop()
+            return [text.rstrip("\r") for text in texts] if b"\r" in block else texts
+        sample = dict(zip(keys, raw, strict=True))
+        return [decode(sample[key], self.max_line) for key in new]
+
+    def _remember(self, new: list[bytes], infos: list[KeyInfo]) -> None:
+        """The new keys' infos kept; those of clusters pruned since are not (their lines
+        count as pruned)."""
         clusters = self.clusters
-        for key, info in zip(new, infos, strict=True):
-            if info.cluster is not None and info.cluster not in clusters:
-                continue  # pruned since (its lines count as pruned)
-            self._keys[key] = info
-            self._key_bytes += len(key)
-            if info.cluster is not None and info.level >= WARNING:
-                self._hot.add(key)
+        kinds = set(infos)
+        if any(info.cluster is not None and info.cluster not in clusters for info in kinds):
+            for key, info in zip(new, infos, strict=True):
+                if info.cluster is None or info.cluster in clusters:
+                    self._add_key(key, info)
+            return
+        self._keys.update(zip(new, infos, strict=True))
+        self._key_bytes += sum(map(len, new))
+        hot = {info for info in kinds if info.cluster is not None and info.level >= WARNING}
+        if hot:
+            self._hot.update(compress(new, map(hot.__contains__, infos)))
+
+    def _add_key(self, key: bytes, info: KeyInfo) -> None:
+        self._keys[key] = info
+        self._key_bytes += len(key)
+        if info.cluster is not None and info.level >= WARNING:
+            self._hot.add(key)
 
     def _forget_keys(self) -> None:
         self._keys.clear()
@@ -206,24 +230,33 @@ class Analyzer:
         """:meth:`_classify` for many lines, their messages mined together."""
         infos: list[KeyInfo] = [BLANK_INFO] * len(texts)
         continuation = self.rules.continuation.match
-        todo = []
-        for n, text in enumerate(texts):
-            if text and not text.isspace():
-                if continuation(text):
-                    infos[n] = CONTINUATION_INFO
-                else:
-                    todo.append(n)
-        lines = [texts[n] for n in todo]
+        if all(texts) and not any(map(str.isspace, texts)) \
+                and not any(map(continuation, texts)):
+            todo: list[int] | range = range(len(texts))  # (the usual case: no blank, no frame)
+            lines = texts
+        else:
+            todo = []
+            for n, text in enumerate(texts):
+                if text and not text.isspace():
+                    if continuation(text):
+                        infos[n] = CONTINUATION_INFO
+                    else:
+                        todo.append(n)
+            lines = [texts[n] for n in todo]
         formats: list[str] = []
         messages, names, shapes = self.parser.quick_many(lines, formats)
-        for j, message in enumerate(messages):
-            if not message or len(message) > 2000:
-                messages[j], shapes[j] = (message or lines[j])[:2000], None
+        if not all(messages) or max(map(len, messages), default=0) > 2000:
+            for j, message in enumerate(messages):
+                if not message or len(message) > 2000:
+                    messages[j], shapes[j] = (message or lines[j])[:2000], None
         events = self.miner.add_many(messages, names, shapes)
-        after = self.rules.after_frame.match
+        frame_tails = list(map(self.rules.after_frame.match, lines))
+        known, info = self._infos.get, self._info
         for j, n in enumerate(todo):
-            kind = ev.FRAME_TAIL if after(lines[j]) else ev.LINE
-            infos[n] = self._info(events[j], names[j], kind, formats[j], messages[j])
+            kind = ev.LINE if frame_tails[j] is None else ev.FRAME_TAIL
+            got = known((events[j], RANK[names[j]], kind, formats[j]))  # (as _info would)
+            infos[n] = got if got is not None else \
+                info(events[j], names[j], kind, formats[j], messages[j])
         return infos
 
     def _info(self, cluster: int, name: str, kind: int, fmt: str, message: str) -> KeyInfo:
