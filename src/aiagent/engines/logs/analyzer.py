@@ -13,6 +13,7 @@ past its limit, exemplars are capped, the timeline coarsens.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections import Counter
@@ -82,6 +83,7 @@ class Analyzer:
         self._key_bytes = 0
         self._new_keys = 0  # in the block (or line) just learnt
         self._hot: set[bytes] = set()
+        self._unique = False  # most lines of this block are new shapes (keys)
         self._stamps: dict[bytes, Where | None] = {}  # where a shape's time is
         self._heads: dict[bytes, Where | None] = {}  # the same, by a line's first bytes
         self._stamp_values: dict[str, float | None] = {}  # recent stamps, read
@@ -141,7 +143,7 @@ class Analyzer:
         _mark_status(block, keys)
         counts = Counter(keys)
         self._learn(counts, keys, raw, block, cut)
-        unique = 2 * self._new_keys > len(keys)
+        unique = self._unique = 2 * self._new_keys > len(keys)
         self._count(counts, len(keys))
         self._place_volume(raw, keys)
         start = self._go_on(raw, keys)
@@ -495,18 +497,20 @@ class Analyzer:
         series tallied per second and added once per second at the end (they count per
         bucket, and a bucket is a whole number of seconds from the origin: the same
         counts as event by event). The rest goes through :meth:`_whole_event`."""
-        known, clusters, rng = self._keys.get, self.clusters, self._rng.random
+        known, clusters, rng, head_time = self._keys.get, self.clusters, self._rng.random, \
+            self._head_time
         origin = self.timeline.origin
         assert origin is not None
         tally: list[tuple[int, bool, int]] = []  # (cluster or -1: its series is done, …)
-        last = low = high = None
+        add = tally.append
+        last: float | None = None
+        low, high = math.inf, -math.inf
         end = len(raw) - 1
         for i in hot:
             if i < start:
                 continue
             info = known(keys[i])
-            stats = clusters.get(info.cluster) if info is not None and info.cluster is not None \
-                else None
+            stats = clusters.get(info.cluster) if info is not None else None  # type: ignore[arg-type]
             if stats is None or info is None:  # (pruned while this block was read)
                 start = self._event(i, raw, keys, start)
                 continue
@@ -516,14 +520,18 @@ class Analyzer:
             if not keep and info.kind == ev.LINE and i < end:
                 after = known(keys[i + 1])
                 if after is not None and after.kind == ev.LINE:
-                    at = self._head_time(keys[i], raw[i])
+                    at = head_time(keys[i], raw[i])
                     if at is not None:
                         stats.arrivals.add(at)
-                        tally.append((self._series(stats, at, origin), info.level >= ERROR,
-                                      int(at - origin)))
+                        series = stats.series
+                        add((stats.cluster_id if series is not None and series.origin == origin
+                             else self._series(stats, at, origin),
+                             info.level >= ERROR, int(at - origin)))
                         last = at
-                        low = at if low is None or at < low else low
-                        high = at if high is None or at > high else high
+                        if at < low:
+                            low = at
+                        if at > high:
+                            high = at
                         start = i + 1
                         continue
             if last is not None:
@@ -531,7 +539,7 @@ class Analyzer:
             start = self._whole_event(i, raw, keys, start, info, stats, keep, first_error)
         if last is not None:
             self._last_at = last
-        if low is not None and high is not None:
+        if low <= high:
             self.start_at = low if self.start_at is None else min(self.start_at, low)
             self.end_at = high if self.end_at is None else max(self.end_at, high)
         self._tally(tally, origin)
@@ -577,7 +585,8 @@ class Analyzer:
                 at, found = find_time(decode(line, 200))
                 stamps[key] = self._heads[start] = found
                 return at
-            stamps[key] = where
+            if not self._unique:  # (the block's keys are forgotten at its end)
+                stamps[key] = where
         if where is None:
             return parse_time(decode(line, 200))
         if len(self._stamp_values) > 4096:
