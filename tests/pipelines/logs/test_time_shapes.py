@@ -66,7 +66,9 @@ def test_time_in_reads_the_same_times_as_a_full_parse() -> None:
               "2024-05-01 12:00:{s:02d}.{ms:03d} -0500 ERROR zoned",
               "2024-05-01 12:00:{s:02d}.{ms:03d} - WARN  [main] - zookeeper",
               "17/06/09 20:11:{s:02d}.{ms:03d} INFO spark",
-              "x 2024-05-01 12:00:{s:02d},{ms:03d}5 longer fraction"]
+              "x 2024-05-01 12:00:{s:02d},{ms:03d}5 longer fraction",
+              "2024-05-01T12:00:{s:02d}.{ms:03d}456 micro",
+              "2024-05-01 12:00:{s:02d}.{ms} a fraction of varying width"]
     seen: dict[str, float | None] = {}
     seconds: dict[bytes, float] = {}
     read = 0

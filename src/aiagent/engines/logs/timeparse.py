@@ -73,9 +73,12 @@ def time_in(line: bytes, where: Where, seen: dict[str, float | None],
     _, start, fs, fe = where
     if fe > 0:
         whole = seconds.get(line[start - 1 if start else 0:fs] + line[fe:fe + 3])
-        if whole is not None:
+        if whole is not None and (not start or line[:start].isascii()):
             fraction = line[fs:fe]
-            if fraction.isdigit() and line[:start].isascii():
+            part = _FRACTIONS.get(fraction)  # (the digits of the usual fractions, read)
+            if part is not None:
+                return whole + part
+            if fraction.isdigit():
                 return whole + int(fraction) / 10 ** (fe - fs)
     head = line[:800].decode("utf-8", "replace")[:200].rstrip("\r")
     if fe > 0 and fe + 3 < 200 and line[:fe + 3].isascii():
@@ -83,6 +86,8 @@ def time_in(line: bytes, where: Where, seen: dict[str, float | None],
     return time_at(head, where, seen)
 
 
+_FRACTIONS = {f"{n:0{width}d}".encode(): n / 10 ** width
+              for width in (1, 2, 3) for n in range(10 ** width)}
 _ZONE_START = re.compile(rb"[+-](?:\d|$)|\r")
 
 
