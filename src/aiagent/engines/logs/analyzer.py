@@ -231,16 +231,16 @@ class Analyzer:
     def _classify_many(self, texts: list[str]) -> list[KeyInfo]:
         """:meth:`_classify` for many lines, their messages mined together."""
         infos: list[KeyInfo] = [BLANK_INFO] * len(texts)
-        continuation = self.rules.continuation.match
+        kinds = list(map(self.rules.line_kind.match, texts))  # (None: an ordinary line)
         if all(texts) and not any(map(str.isspace, texts)) \
-                and not any(map(continuation, texts)):
+                and all(m.lastgroup == "after_frame" for m in filter(None, kinds)):
             todo: list[int] | range = range(len(texts))  # (the usual case: no blank, no frame)
             lines = texts
         else:
             todo = []
             for n, text in enumerate(texts):
                 if text and not text.isspace():
-                    if continuation(text):
+                    if kinds[n] is not None and kinds[n].lastgroup == "continuation":
                         infos[n] = CONTINUATION_INFO
                     else:
                         todo.append(n)
@@ -252,10 +252,9 @@ class Analyzer:
                 if not message or len(message) > 2000:
                     messages[j], shapes[j] = (message or lines[j])[:2000], None
         events = self.miner.add_many(messages, names, shapes)
-        frame_tails = list(map(self.rules.after_frame.match, lines))
         known, info = self._infos.get, self._info
         for j, n in enumerate(todo):
-            kind = ev.LINE if frame_tails[j] is None else ev.FRAME_TAIL
+            kind = ev.LINE if kinds[n] is None else ev.FRAME_TAIL
             got = known((events[j], RANK[names[j]], kind, formats[j]))  # (as _info would)
             infos[n] = got if got is not None else \
                 info(events[j], names[j], kind, formats[j], messages[j])
