@@ -83,3 +83,20 @@ def test_time_in_reads_the_same_times_as_a_full_parse() -> None:
         other = "2024-05-01 12:00:01+0100 " + shape
         assert time_in(other.encode(), where, seen, seconds) == time_at(other, where, seen)
     assert read  # the shortcut was taken (the unzoned shapes)
+
+
+def test_times_in_reads_many_lines_as_time_in_does() -> None:
+    from aiagent.engines.logs.timeparse import time_in, times_in
+
+    shapes = ["2024-05-01 12:00:{s:02d},{ms:03d} WARN x", "[2024-05-01T12:00:{s:02d}.{ms:02d}] y",
+              "2024-05-01 12:00:{s:02d}.{ms:03d}+01:00 zoned", "é 2024-05-01 12:00:{s:02d}.{ms} z"]
+    got = 0
+    for shape in shapes:
+        _, where = find_time(shape.format(s=0, ms=5))
+        assert where is not None
+        lines = [shape.format(s=s, ms=ms).encode() for s in (0, 1, 1, 59) for ms in (0, 5, 99)]
+        seconds: dict[bytes, float] = {}
+        for line, at in zip(lines, times_in(lines, where, seconds), strict=True):
+            assert at is None or at == time_in(line, where, {}, {}) == parse_time(line.decode())
+            got += at is not None
+    assert got >= 2 * 12  # the two plain shapes, every line

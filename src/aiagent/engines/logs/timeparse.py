@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import calendar
 import functools
+import operator
 import re
 import time
+from itertools import compress, repeat
+from operator import itemgetter
 
 MONTHS = {m: i for i, m in enumerate(
     ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
@@ -79,14 +82,42 @@ def time_in(line: bytes, where: Where, seen: dict[str, float | None],
             if part is not None:
                 return whole + part
             if fraction.isdigit():
-                return whole + int(fraction) / 10 ** (fe - fs)
+                return whole + int(fraction) / 10.0 ** (fe - fs)
     head = line[:800].decode("utf-8", "replace")[:200].rstrip("\r")
     if fe > 0 and fe + 3 < 200 and line[:fe + 3].isascii():
         _learn_seconds(line, head, where, seconds)
     return time_at(head, where, seen)
 
 
-_FRACTIONS = {f"{n:0{width}d}".encode(): n / 10 ** width
+def times_in(lines: list[bytes], where: Where, seconds: dict[bytes, float]
+             ) -> list[float | None]:
+    """The shortcut of :func:`time_in` for many lines at once (at C speed, ``map``): their
+    times, None where it does not apply (:func:`time_in` then reads the line)."""
+    _, start, fs, fe = where
+    if fe <= 0 or not lines:
+        return [None] * len(lines)
+    stamps = list(map(bytes.__add__, map(itemgetter(slice(start - 1 if start else 0, fs)), lines),
+                      map(itemgetter(slice(fe, fe + 3)), lines)))
+    wholes = list(map(seconds.get, stamps))
+    if None in wholes:  # seconds not met yet: each learnt from one of its lines
+        unknown = list(map(operator.is_, wholes, repeat(None)))
+        for line in dict(zip(compress(stamps, unknown), compress(lines, unknown),
+                             strict=True)).values():
+            if fe + 3 < 200 and line[:fe + 3].isascii():
+                _learn_seconds(line, line[:800].decode("utf-8", "replace")[:200].rstrip("\r"),
+                               where, seconds)
+        wholes = list(map(seconds.get, stamps))
+    parts = map(_FRACTIONS.get, map(itemgetter(slice(fs, fe)), lines))
+    times = [None if whole is None or part is None else whole + part
+             for whole, part in zip(wholes, parts, strict=True)]
+    if start:  # (the bytes before the stamp are characters: the same offsets)
+        for n in compress(range(len(lines)), map(operator.not_, map(bytes.isascii, map(
+                itemgetter(slice(0, start)), lines)))):
+            times[n] = None
+    return times
+
+
+_FRACTIONS: dict[bytes, float] = {f"{n:0{width}d}".encode(): n / 10 ** width
               for width in (1, 2, 3) for n in range(10 ** width)}
 _ZONE_START = re.compile(rb"[+-](?:\d|$)|\r")
 
