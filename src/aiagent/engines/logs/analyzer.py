@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from itertools import compress, repeat
+from operator import itemgetter
 
 from aiagent.engines.logs import events as ev
 from aiagent.engines.logs.events import ClusterStats, Exemplar, KeyInfo, OpenEvent
@@ -504,11 +505,11 @@ class Analyzer:
         assert origin is not None
         tally: list[tuple[int, bool, int]] = []  # (cluster or -1: its series is done, …)
         add = tally.append
-        early = self._head_times(hot, raw, keys, start)
+        early = self._head_times(hot, raw, keys)
         last: float | None = None
         low, high = math.inf, -math.inf
         end = len(raw) - 1
-        for i in hot:
+        for i, at in zip(hot, early, strict=True):
             if i < start:
                 continue
             info = known(keys[i])
@@ -522,11 +523,8 @@ class Analyzer:
             if not keep and info.kind == ev.LINE and i < end:
                 after = known(keys[i + 1])
                 if after is not None and after.kind == ev.LINE:
-                    at = early.get(i)
-                    if at is None:
-                        at = head_time(keys[i], raw[i])
-                    elif not self._unique and keys[i] not in self._stamps:
-                        self._stamps[keys[i]] = self._heads[keys[i][:STAMP_KEY]]  # (as there)
+                    if at is None or (not self._unique and keys[i] not in self._stamps):
+                        at = head_time(keys[i], raw[i])  # (what it learns, learnt)
                     if at is not None:
                         stats.arrivals.add(at)
                         series = stats.series
@@ -551,24 +549,34 @@ class Analyzer:
         self._tally(tally, origin)
         return start
 
-    def _head_times(self, hot: list[int], raw: list[bytes], keys: list[bytes],
-                    start: int) -> dict[int, float]:
-        """The times :meth:`_head_time` gives the lines ``hot`` whose stamps sit where those
-        of the first one do, read at once (:func:`times_in`); the others are not there."""
-        hot = [i for i in hot if i >= start]
+    def _head_times(self, hot: list[int], raw: list[bytes], keys: list[bytes]
+                    ) -> list[float | None]:
+        """The times :meth:`_head_time` gives the lines ``hot`` whose stamps sit where the
+        first one's does, read at once (:func:`times_in`); None for the others."""
         if len(hot) < 64:
-            return {}
-        lines, hot_keys = [raw[i] for i in hot], [keys[i] for i in hot]
+            return [None] * len(hot)
+        pick = itemgetter(*hot)
+        lines, hot_keys = list(pick(raw)), pick(keys)
         wheres = list(map(self._stamps.get, hot_keys, repeat(NOWHERE)))
-        heads = self._heads.get
-        for n in compress(range(len(hot)), map(operator.is_, wheres, repeat(NOWHERE))):
-            wheres[n] = heads(hot_keys[n][:STAMP_KEY], NOWHERE)
+        if NOWHERE in wheres:
+            heads = list(map(self._heads.get, map(itemgetter(slice(0, STAMP_KEY)), hot_keys),
+                             repeat(NOWHERE)))
+            if wheres.count(NOWHERE) == len(wheres):
+                wheres = heads
+            else:
+                wheres = [h if w is NOWHERE else w for w, h in zip(wheres, heads, strict=True)]
         where = wheres[0]
         if where is None or where is NOWHERE:
-            return {}
-        alike = list(compress(range(len(hot)), map(operator.eq, wheres, repeat(where))))
-        times = times_in([lines[n] for n in alike], where, self._seconds)
-        return {hot[n]: at for n, at in zip(alike, times, strict=True) if at is not None}
+            return [None] * len(hot)
+        alike = list(map(operator.eq, wheres, repeat(where)))
+        if all(alike):
+            return times_in(lines, where, self._seconds)
+        times: list[float | None] = [None] * len(hot)
+        for n, at in zip(compress(range(len(hot)), alike),
+                         times_in(list(compress(lines, alike)), where, self._seconds),
+                         strict=True):
+            times[n] = at
+        return times
 
     def _series(self, stats: ClusterStats, at: float, origin: float) -> int:
         """The cluster whose series counts an event at ``at`` later (-1: counted now)."""
