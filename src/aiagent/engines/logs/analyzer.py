@@ -5,8 +5,10 @@ letters turned into ``0`` (``bytes.translate``), the keys of a block are counted
 ``Counter``, and only a key not seen before is parsed and mined (``miner.TemplateMiner``). Only lines
 whose key is a warning or worse are visited one by one: their event (a stack trace is
 one event), time, exemplars and context. Where a key's timestamp sits is learnt once
-(one anchored match per line after that), and a one-line event that is not kept as an
-exemplar is only counted and placed in time. Nothing is sampled: counts, the first error
+(after that a stamp whose text but its fraction of a second was read before costs no
+regular expression; a block's are read together), and a one-line event that is not kept
+as an exemplar is only counted and placed in time, in bulk: its arrival at once, its
+timeline and series counts per second (``bulk=False``: one by one, the same report). Nothing is sampled: counts, the first error
 and the change points come from every line. Memory is bounded: the key cache is cleared
 past its limit, exemplars are capped, the timeline coarsens.
 """
