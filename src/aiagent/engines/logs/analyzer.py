@@ -164,7 +164,7 @@ class Analyzer:
 
     def _learn(self, counts: Counter[bytes], keys: list[bytes], raw: list[bytes],
                block: bytes = b"", cut: bool = True) -> None:
-        new = [key for key in counts if key not in self._keys]
+        new = [key for key in counts if key not in self._keys] if self._keys else list(counts)
         self._new_keys = len(new)
         if not new:
             return
@@ -508,6 +508,7 @@ class Analyzer:
         tally: list[tuple[int, bool, int]] = []  # (cluster or -1: its series is done, …)
         add = tally.append
         early = self._head_times(hot, raw, keys)
+        keyed, stamps, LINE = not self._unique, self._stamps, ev.LINE  # noqa: N806
         last: float | None = None
         low, high = math.inf, -math.inf
         end = len(raw) - 1
@@ -522,10 +523,10 @@ class Analyzer:
             stats.events += 1
             first_error = info.level >= ERROR and self.first_error is None
             keep = stats.first is None or first_error or rng() * stats.events < 1
-            if not keep and info.kind == ev.LINE and i < end:
+            if not keep and info.kind == LINE and i < end:
                 after = known(keys[i + 1])
-                if after is not None and after.kind == ev.LINE:
-                    if at is None or (not self._unique and keys[i] not in self._stamps):
+                if after is not None and after.kind == LINE:
+                    if at is None or (keyed and keys[i] not in stamps):
                         at = head_time(keys[i], raw[i])  # (what it learns, learnt)
                     if at is not None:
                         stats.arrivals.add(at)
@@ -559,7 +560,8 @@ class Analyzer:
             return [None] * len(hot)
         pick = itemgetter(*hot)
         lines, hot_keys = list(pick(raw)), pick(keys)
-        wheres = list(map(self._stamps.get, hot_keys, repeat(NOWHERE)))
+        wheres = list(map(self._stamps.get, hot_keys, repeat(NOWHERE))) if self._stamps \
+            else [NOWHERE] * len(hot)
         if NOWHERE in wheres:
             heads = list(map(self._heads.get, map(itemgetter(slice(0, STAMP_KEY)), hot_keys),
                              repeat(NOWHERE)))
