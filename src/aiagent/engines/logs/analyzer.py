@@ -544,13 +544,17 @@ class Analyzer:
             if last is not None:
                 self._last_at, last = last, None
             start = self._whole_event(i, raw, keys, start, info, stats, keep, first_error)
+        self._saw_times(last, low, high)
+        self._tally(tally, origin)
+        return start
+
+    def _saw_times(self, last: float | None, low: float, high: float) -> None:
+        """:meth:`_saw_time` for the events counted in bulk: the last, earliest and latest."""
         if last is not None:
             self._last_at = last
         if low <= high:
             self.start_at = low if self.start_at is None else min(self.start_at, low)
             self.end_at = high if self.end_at is None else max(self.end_at, high)
-        self._tally(tally, origin)
-        return start
 
     def _head_times(self, hot: list[int], raw: list[bytes], keys: list[bytes]
                     ) -> list[float | None]:
