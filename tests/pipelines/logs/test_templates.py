@@ -356,3 +356,24 @@ def test_a_block_of_new_shapes_is_classified_as_line_by_line() -> None:
     assert many.events == one.events and many.inner_lines == one.inner_lines
     assert {c: (s.count, s.events, s.level) for c, s in many.clusters.items()} == \
         {c: (s.count, s.events, s.level) for c, s in one.clusters.items()}
+
+
+def test_each_format_s_quick_pattern_matches_as_the_full_one() -> None:
+    """``Format.quick`` (only msg and level captured) takes the same lines, with the same
+    message and level, as the format's own pattern, on every format's example lines."""
+    from aiagent.engines.logs.headers import catalogue
+
+    lines = [line for _, line, _ in header_cases()]
+    lines += (FIXTURES / "hdfs_like.log").read_text(encoding="utf-8").splitlines()
+    lines += (FIXTURES / "spark_like.log").read_text(encoding="utf-8").splitlines()
+    taken = 0
+    for fmt in catalogue()[0]:
+        assert set(fmt.quick.groupindex) <= {"msg", "level"} and "msg" in fmt.quick.groupindex
+        for line in lines:
+            full, quick = fmt.rx.match(line), fmt.quick.match(line)
+            assert (full is None) == (quick is None), (fmt.name, line)
+            if full is not None and quick is not None:
+                names = list(fmt.quick.groupindex)
+                assert full.span() == quick.span() and full.group(*names) == quick.group(*names)
+                taken += 1
+    assert taken >= len(header_cases())

@@ -5,19 +5,24 @@ letters turned into ``0`` (``bytes.translate``), the keys of a block are counted
 ``Counter``, and only a key not seen before is parsed and mined (``miner.TemplateMiner``). Only lines
 whose key is a warning or worse are visited one by one: their event (a stack trace is
 one event), time, exemplars and context. Where a key's timestamp sits is learnt once
-(one anchored match per line after that), and a one-line event that is not kept as an
-exemplar is only counted and placed in time. Nothing is sampled: counts, the first error
+(after that a stamp whose text but its fraction of a second was read before costs no
+regular expression; a block's are read together), and a one-line event that is not kept
+as an exemplar is only counted and placed in time, in bulk: its arrival at once, its
+timeline and series counts per second (``bulk=False``: one by one, the same report). Nothing is sampled: counts, the first error
 and the change points come from every line. Memory is bounded: the key cache is cleared
 past its limit, exemplars are capped, the timeline coarsens.
 """
 
 from __future__ import annotations
 
+import math
+import operator
 import random
 import re
 from collections import Counter
 from collections.abc import Callable
-from itertools import compress
+from itertools import compress, repeat
+from operator import itemgetter
 
 from aiagent.engines.logs import events as ev
 from aiagent.engines.logs.events import ClusterStats, Exemplar, KeyInfo, OpenEvent
@@ -26,7 +31,7 @@ from aiagent.engines.logs.miner import TemplateMiner
 from aiagent.engines.logs.parse import LineParser
 from aiagent.engines.logs.rules import limits, patterns
 from aiagent.engines.logs.timeline import Series, Timeline
-from aiagent.engines.logs.timeparse import Where, find_time, parse_time, time_at
+from aiagent.engines.logs.timeparse import Where, find_time, parse_time, time_in, times_in
 
 KEY_TABLE = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
 BLANK_INFO = KeyInfo(None, 0, ev.BLANK, "blank")
@@ -36,6 +41,7 @@ STATUS = re.compile(rb'" ([45])\d\d ')  # an access log's 4xx/5xx: digits vanish
 KEY_BYTES_LIMIT = 16 * 1024 * 1024
 MAX_CLUSTERS = 20000  # info-level ones hold a message only
 MAX_HOT_CLUSTERS = 2000  # error and warning ones hold two exemplars each
+NOWHERE = (-1, -1, -1, -1)  # a shape whose stamp was not looked for yet
 SAMPLES = 64  # lines per block whose time places the block's volume on the timeline
 Progress = Callable[[int, int], None]
 
@@ -55,7 +61,7 @@ def _long_line(block: bytes, limit: int) -> bool:
 class Analyzer:
     """``feed`` blocks of whole lines in order; read the results off the attributes."""
 
-    def __init__(self, on_progress: Progress | None = None) -> None:
+    def __init__(self, on_progress: Progress | None = None, bulk: bool = True) -> None:
         cfg = limits()
         self.max_line = int(cfg["read"]["max_line_bytes"])
         self.context = int(cfg["report"]["context_lines"])
@@ -65,6 +71,7 @@ class Analyzer:
         self.parser = LineParser()  # the header format, learnt from the first lines
         self.timeline = Timeline(int(cfg["report"]["timeline_buckets"]))
         self.on_progress = on_progress
+        self.bulk = bulk  # the usual events counted in bulk (False: one by one, as a check)
         self.bytes = self.lines = self.events = self.inner_lines = self.pruned_lines = 0
         self.blank_lines = self.pruned_events = 0
         self.levels: Counter[int] = Counter()
@@ -80,9 +87,11 @@ class Analyzer:
         self._key_bytes = 0
         self._new_keys = 0  # in the block (or line) just learnt
         self._hot: set[bytes] = set()
+        self._unique = False  # most lines of this block are new shapes (keys)
         self._stamps: dict[bytes, Where | None] = {}  # where a shape's time is
         self._heads: dict[bytes, Where | None] = {}  # the same, by a line's first bytes
         self._stamp_values: dict[str, float | None] = {}  # recent stamps, read
+        self._seconds: dict[bytes, float] = {}  # … their whole seconds (time_in)
         self._last_at: float | None = None
         self._tail: list[bytes] = []
         self._open: OpenEvent | None = None
@@ -131,20 +140,19 @@ class Analyzer:
         raw.pop()
         keys = block.translate(KEY_TABLE).split(b"\n")
         keys.pop()
-        if _long_line(block, self.max_line) and max(map(len, raw)) > self.max_line:
+        cut = _long_line(block, self.max_line) and max(map(len, raw)) > self.max_line
+        if cut:
             raw = [line[:self.max_line] for line in raw]
             keys = [key[:self.max_line] for key in keys]
         _mark_status(block, keys)
         counts = Counter(keys)
-        self._learn(counts, keys, raw, block)
-        unique = 2 * self._new_keys > len(keys)
+        self._learn(counts, keys, raw, block, cut)
+        unique = self._unique = 2 * self._new_keys > len(keys)
         self._count(counts, len(keys))
         self._place_volume(raw, keys)
         start = self._go_on(raw, keys)
         if not self._hot.isdisjoint(counts):
-            for i in list(compress(range(len(keys)), map(self._hot.__contains__, keys))):
-                if i >= start:
-                    start = self._event(i, raw, keys, start)
+            start = self._events(raw, keys, start)
         self._keep_tail(raw, keys, start)
         if unique:  # most lines of the block were new shapes: no use keeping them
             self._forget_keys()
@@ -155,8 +163,8 @@ class Analyzer:
 
 
     def _learn(self, counts: Counter[bytes], keys: list[bytes], raw: list[bytes],
-               block: bytes = b"") -> None:
-        new = [key for key in counts if key not in self._keys]
+               block: bytes = b"", cut: bool = True) -> None:
+        new = [key for key in counts if key not in self._keys] if self._keys else list(counts)
         self._new_keys = len(new)
         if not new:
             return
@@ -168,21 +176,44 @@ class Analyzer:
         if not self.parser.headers.learned:
             self.parser.learn([decode(line, self.max_line) for line in raw[:200]])
         if len(new) <= 16:  # the usual case: a few new shapes in a block of known ones
-            sample = {key: raw[keys.index(key)] for key in new}
-        else:
-            sample = dict(zip(keys, raw, strict=True))
-        if len(new) <= 16:
-            infos = [self._classify(decode(sample[key], self.max_line)) for key in new]
+            infos = [self._classify(decode(raw[keys.index(key)], self.max_line)) for key in new]
         else:  # many new shapes (a log of unique lines): parsed and mined together
-            infos = self._classify_many([decode(sample[key], self.max_line) for key in new])
+            infos = self._classify_many(self._texts(new, keys, raw, b"" if cut else block))
+        self._remember(new, infos)
+
+    def _texts(self, new: list[bytes], keys: list[bytes], raw: list[bytes],
+               block: bytes) -> list[str]:
+        """A line of each new key, decoded (the last of the block's lines with that key).
+        When every line is a new key, the whole block is decoded at once (``block``: its
+        lines are all shorter than the limit)."""
+        if len(new) == len(keys) and block:
+            texts = block.decode("utf-8", "replace").split("\n")
+            texts.pop()
+            return [text.rstrip("\r") for text in texts] if b"\r" in block else texts
+        sample = dict(zip(keys, raw, strict=True))
+        return [decode(sample[key], self.max_line) for key in new]
+
+    def _remember(self, new: list[bytes], infos: list[KeyInfo]) -> None:
+        """The new keys' infos kept; those of clusters pruned since are not (their lines
+        count as pruned)."""
         clusters = self.clusters
-        for key, info in zip(new, infos, strict=True):
-            if info.cluster is not None and info.cluster not in clusters:
-                continue  # pruned since (its lines count as pruned)
-            self._keys[key] = info
-            self._key_bytes += len(key)
-            if info.cluster is not None and info.level >= WARNING:
-                self._hot.add(key)
+        kinds = set(infos)
+        if any(info.cluster is not None and info.cluster not in clusters for info in kinds):
+            for key, info in zip(new, infos, strict=True):
+                if info.cluster is None or info.cluster in clusters:
+                    self._add_key(key, info)
+            return
+        self._keys.update(zip(new, infos, strict=True))
+        self._key_bytes += sum(map(len, new))
+        hot = {info for info in kinds if info.cluster is not None and info.level >= WARNING}
+        if hot:
+            self._hot.update(compress(new, map(hot.__contains__, infos)))
+
+    def _add_key(self, key: bytes, info: KeyInfo) -> None:
+        self._keys[key] = info
+        self._key_bytes += len(key)
+        if info.cluster is not None and info.level >= WARNING:
+            self._hot.add(key)
 
     def _forget_keys(self) -> None:
         self._keys.clear()
@@ -204,25 +235,34 @@ class Analyzer:
     def _classify_many(self, texts: list[str]) -> list[KeyInfo]:
         """:meth:`_classify` for many lines, their messages mined together."""
         infos: list[KeyInfo] = [BLANK_INFO] * len(texts)
-        continuation = self.rules.continuation.match
-        todo = []
-        for n, text in enumerate(texts):
-            if text and not text.isspace():
-                if continuation(text):
-                    infos[n] = CONTINUATION_INFO
-                else:
-                    todo.append(n)
-        lines = [texts[n] for n in todo]
+        kinds = list(map(self.rules.line_kind.match, texts))  # (None: an ordinary line)
+        if all(texts) and not any(map(str.isspace, texts)) \
+                and all(m.lastgroup == "after_frame" for m in filter(None, kinds)):
+            todo: list[int] | range = range(len(texts))  # (the usual case: no blank, no frame)
+            lines = texts
+        else:
+            todo = []
+            for n, text in enumerate(texts):
+                if text and not text.isspace():
+                    found = kinds[n]
+                    if found is not None and found.lastgroup == "continuation":
+                        infos[n] = CONTINUATION_INFO
+                    else:
+                        todo.append(n)
+            lines = [texts[n] for n in todo]
         formats: list[str] = []
         messages, names, shapes = self.parser.quick_many(lines, formats)
-        for j, message in enumerate(messages):
-            if not message or len(message) > 2000:
-                messages[j], shapes[j] = (message or lines[j])[:2000], None
+        if not all(messages) or max(map(len, messages), default=0) > 2000:
+            for j, message in enumerate(messages):
+                if not message or len(message) > 2000:
+                    messages[j], shapes[j] = (message or lines[j])[:2000], None
         events = self.miner.add_many(messages, names, shapes)
-        after = self.rules.after_frame.match
+        known, info = self._infos.get, self._info
         for j, n in enumerate(todo):
-            kind = ev.FRAME_TAIL if after(lines[j]) else ev.LINE
-            infos[n] = self._info(events[j], names[j], kind, formats[j], messages[j])
+            kind = ev.LINE if kinds[n] is None else ev.FRAME_TAIL
+            got = known((events[j], RANK[names[j]], kind, formats[j]))  # (as _info would)
+            infos[n] = got if got is not None else \
+                info(events[j], names[j], kind, formats[j], messages[j])
         return infos
 
     def _info(self, cluster: int, name: str, kind: int, fmt: str, message: str) -> KeyInfo:
@@ -408,6 +448,11 @@ class Analyzer:
             if at is not None:  # counted only: no lines kept, no context needed
                 self._arrive(stats, info.level, self.lines + i + 1, at)
                 return i + 1
+        return self._whole_event(i, raw, keys, floor, info, stats, keep, first_error)
+
+    def _whole_event(self, i: int, raw: list[bytes], keys: list[bytes], floor: int,
+                     info: KeyInfo, stats: ClusterStats, keep: bool, first_error: bool) -> int:
+        """:meth:`_event` past the choice of keeping it: its lines, time and context."""
         begin = i
         if info.kind == ev.FRAME_TAIL:  # a bare traceback: its frames come before it
             while begin > floor and self._kind(keys[begin - 1]) == ev.CONTINUATION \
@@ -438,6 +483,129 @@ class Analyzer:
                 self._awaiting.append(ex)
         return end
 
+    def _events(self, raw: list[bytes], keys: list[bytes], start: int) -> int:
+        """The events led by the block's warning and error lines from ``start`` on (see
+        :meth:`_event`); the index after the last."""
+        hot = list(compress(range(len(keys)), map(self._hot.__contains__, keys)))
+        if self.bulk and self.timed and self.timeline.origin is not None:
+            return self._events_in_bulk(hot, raw, keys, start)
+        for i in hot:
+            if i >= start:
+                start = self._event(i, raw, keys, start)
+        return start
+
+    def _events_in_bulk(self, hot: list[int], raw: list[bytes], keys: list[bytes],
+                        start: int) -> int:
+        """:meth:`_events` with the usual event (one line, timed, not kept as an exemplar)
+        counted in place: its arrival at once, its place on the timeline and its cluster's
+        series tallied per second and added once per second at the end (they count per
+        bucket, and a bucket is a whole number of seconds from the origin: the same
+        counts as event by event). The rest goes through :meth:`_whole_event`."""
+        known, clusters, rng, head_time = self._keys.get, self.clusters, self._rng.random, \
+            self._head_time
+        origin = self.timeline.origin
+        assert origin is not None
+        tally: list[tuple[int, bool, int]] = []  # (cluster or -1: its series is done, …)
+        add = tally.append
+        early = self._head_times(hot, raw, keys)
+        keyed, stamps, LINE = not self._unique, self._stamps, ev.LINE  # noqa: N806
+        last: float | None = None
+        low, high = math.inf, -math.inf
+        end = len(raw) - 1
+        for i, at in zip(hot, early, strict=True):
+            if i < start:
+                continue
+            info = known(keys[i])
+            stats = clusters.get(info.cluster) if info is not None else None  # type: ignore[arg-type]
+            if stats is None or info is None:  # (pruned while this block was read)
+                start = self._event(i, raw, keys, start)
+                continue
+            stats.events += 1
+            first_error = info.level >= ERROR and self.first_error is None
+            keep = stats.first is None or first_error or rng() * stats.events < 1
+            if not keep and info.kind == LINE and i < end:
+                after = known(keys[i + 1])
+                if after is not None and after.kind == LINE:
+                    if at is None or (keyed and keys[i] not in stamps):
+                        at = head_time(keys[i], raw[i])  # (what it learns, learnt)
+                    if at is not None:
+                        stats.arrivals.add(at)
+                        series = stats.series
+                        add((stats.cluster_id if series is not None and series.origin == origin
+                             else self._series(stats, at, origin),
+                             info.level >= ERROR, int(at - origin)))
+                        last = at
+                        if at < low:
+                            low = at
+                        if at > high:
+                            high = at
+                        start = i + 1
+                        continue
+            if last is not None:
+                self._last_at, last = last, None
+            start = self._whole_event(i, raw, keys, start, info, stats, keep, first_error)
+        self._saw_times(last, low, high)
+        self._tally(tally, origin)
+        return start
+
+    def _saw_times(self, last: float | None, low: float, high: float) -> None:
+        """:meth:`_saw_time` for the events counted in bulk: the last, earliest and latest."""
+        if last is not None:
+            self._last_at = last
+        if low <= high:
+            self.start_at = low if self.start_at is None else min(self.start_at, low)
+            self.end_at = high if self.end_at is None else max(self.end_at, high)
+
+    def _head_times(self, hot: list[int], raw: list[bytes], keys: list[bytes]
+                    ) -> list[float | None]:
+        """The times :meth:`_head_time` gives the lines ``hot`` whose stamps sit where the
+        first one's does, read at once (:func:`times_in`); None for the others."""
+        if len(hot) < 64:
+            return [None] * len(hot)
+        pick = itemgetter(*hot)
+        lines, hot_keys = list(pick(raw)), pick(keys)
+        wheres = list(map(self._stamps.get, hot_keys, repeat(NOWHERE))) if self._stamps \
+            else [NOWHERE] * len(hot)
+        if NOWHERE in wheres:
+            heads = list(map(self._heads.get, map(itemgetter(slice(0, STAMP_KEY)), hot_keys),
+                             repeat(NOWHERE)))
+            if wheres.count(NOWHERE) == len(wheres):
+                wheres = heads
+            else:
+                wheres = [h if w is NOWHERE else w for w, h in zip(wheres, heads, strict=True)]
+        where = wheres[0]
+        if where is None or where is NOWHERE:
+            return [None] * len(hot)
+        alike = list(map(operator.eq, wheres, repeat(where)))
+        if all(alike):
+            return times_in(lines, where, self._seconds)
+        times: list[float | None] = [None] * len(hot)
+        for n, at in zip(compress(range(len(hot)), alike),
+                         times_in(list(compress(lines, alike)), where, self._seconds),
+                         strict=True):
+            times[n] = at
+        return times
+
+    def _series(self, stats: ClusterStats, at: float, origin: float) -> int:
+        """The cluster whose series counts an event at ``at`` later (-1: counted now)."""
+        series = stats.series
+        if series is None:
+            series = stats.series = Series(origin)
+        if series.origin == origin:
+            return stats.cluster_id
+        series.add(at)
+        return -1
+
+    def _tally(self, tally: list[tuple[int, bool, int]], origin: float) -> None:
+        clusters = self.clusters
+        for (cluster, error, second), n in Counter(tally).items():
+            at = origin + second + 0.5  # (inside that second's bucket whatever its width)
+            if cluster >= 0:
+                series = clusters[cluster].series
+                assert series is not None
+                series.add(at, n)
+            self.timeline.add(at, "errors" if error else "warnings", n)
+
     def _one_line(self, i: int, raw: list[bytes], keys: list[bytes]) -> bool:
         """Whether the event led by line ``i`` ends with it (the next line is known to be
         an ordinary one in this block)."""
@@ -447,23 +615,24 @@ class Analyzer:
     def _head_time(self, key: bytes, line: bytes) -> float | None:
         """The time on an event's head line. Where the stamp sits is learnt once per
         shape (key): the lines of a shape have their digits in the same places."""
-        head = decode(line, 200)
         stamps = self._stamps
-        if key not in stamps:  # a new shape: lines that start alike have their time alike
+        where = stamps.get(key, NOWHERE)
+        if where is NOWHERE:  # a new shape: lines that start alike have their time alike
             start = key[:STAMP_KEY]  # (a log of unique lines has few distinct heads)
-            if start not in self._heads:
+            where = self._heads.get(start, NOWHERE)
+            if where is NOWHERE:
                 if len(self._heads) >= 4096:
                     self._heads.clear()
-                at, found = find_time(head)
+                at, found = find_time(decode(line, 200))
                 stamps[key] = self._heads[start] = found
                 return at
-            stamps[key] = self._heads[start]
-        where = stamps[key]
+            if not self._unique:  # (the block's keys are forgotten at its end)
+                stamps[key] = where
         if where is None:
-            return parse_time(head)
+            return parse_time(decode(line, 200))
         if len(self._stamp_values) > 4096:
             self._stamp_values.clear()
-        return time_at(head, where, self._stamp_values)
+        return time_in(line, where, self._stamp_values, self._seconds)
 
     def _arrive(self, stats: ClusterStats, level: int, line: int, at: float | None) -> None:
         """An event of ``stats`` at ``at`` (None: no time): arrivals and the timeline."""

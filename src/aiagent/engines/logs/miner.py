@@ -124,13 +124,21 @@ class TemplateMiner:
     def add_many(self, messages: list[str], levels: list[str], shapes: list[bytes | None]
                  ) -> list[int]:
         """:meth:`add` for many messages: their events, in order."""
-        exact, alias, add = self._exact, self._alias, self.add
+        exact, alias, add, fits, mine = self._exact, self._alias, self.add, self._fits, self._mine
         events = []
         for message, level, shape in zip(messages, levels, shapes, strict=True):
-            got = exact.get((level, shape)) if shape is not None else None
-            if got is None:
+            if shape is None:
                 events.append(add(message, level, shape))
                 continue
+            key = (level, shape)
+            got = exact.get(key)
+            if got is None:  # (as in add)
+                got = fits(shape, level) if message.isascii() else None
+                if got is None:
+                    got = mine(message, shape, level)
+                if len(exact) >= CACHE_LIMIT:
+                    exact.clear()
+                exact[key] = got
             cluster, event = got
             cluster.count += 1
             events.append(self.resolve(event) if event in alias else event)

@@ -72,7 +72,7 @@ class LineParser:
         """The message, level, shape (its digits all 0: :meth:`TemplateMiner.add`) and
         format name of a line: what mining needs, no other field, no time."""
         fmt = self.headers.format
-        m = fmt.rx.match(line) if fmt is not None else None
+        m = fmt.quick.match(line) if fmt is not None else None
         if m is None:
             split = self.split(line)
             return split.message, split.level, None, split.format
@@ -121,7 +121,7 @@ class LineParser:
                 if formats is not None:
                     formats.append(name)
             return messages, levels, shapes
-        match, named, quick, fmt_name = fmt.rx.match, self._named, self.quick, fmt.name
+        match, named, quick, fmt_name = fmt.quick.match, self._named, self.quick, fmt.name
         for line in lines:
             m = match(line)
             if m is not None:

@@ -82,6 +82,7 @@ class Patterns:
     fatal_hint: Hint
     continuation: re.Pattern[str]
     after_frame: re.Pattern[str]
+    line_kind: re.Pattern[str]  # either, in one match: which, by ``lastgroup``
     event_max_lines: int
     event_max_chars: int
     variables: re.Pattern[str]  # parts of a token that are variables
@@ -106,6 +107,8 @@ def patterns() -> Patterns:
         fatal_hint=Hint.of(levels["fatal_hint"]),
         continuation=re.compile(raw["events"]["continuation"]),
         after_frame=re.compile(raw["events"]["after_frame"]),
+        line_kind=re.compile(f"(?P<continuation>{raw['events']['continuation']})"
+                             f"|(?P<after_frame>{raw['events']['after_frame']})"),
         event_max_lines=int(raw["events"]["max_lines"]),
         event_max_chars=int(raw["events"]["max_chars"]),
         variables=re.compile("|".join(f"(?:{rx})" for name, rx in raw["variables"].items()

@@ -1,0 +1,80 @@
+"""The usual warning and error events counted in bulk (timeline and series per second)
+give the same report as counting them one by one."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from aiagent.engines.logs.analyzer import Analyzer
+from aiagent.engines.logs.report import build
+from aiagent.engines.logs.source import LogSource
+
+START = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
+TRACE = ["java.lang.IllegalStateException: pool closed",
+         "\tat com.shop.Pool.get(Pool.java:41)", "\tat com.shop.Repo.save(Repo.java:{n})",
+         "\t... 7 more"]
+
+
+def mixed_log(seed: int = 5) -> bytes:
+    """Info, warnings and errors in log4j form over an hour, a burst of errors in the
+    middle, tracebacks under some errors, and a Python traceback alone."""
+    rnd = random.Random(seed)
+    out: list[str] = []
+    t = START
+    for n in range(6000):
+        t += timedelta(milliseconds=rnd.randint(1, 1200))
+        stamp = t.strftime("%Y-%m-%d %H:%M:%S,") + f"{t.microsecond // 1000:03d}"
+        burst = 3000 <= n < 3400
+        roll = rnd.random()
+        if roll < (0.5 if burst else 0.04):
+            out.append(f"{stamp} ERROR [pool-{rnd.randint(1, 9)}] c.s.Repo - save failed for "
+                       f"order {rnd.randint(1, 10 ** 6)}: connection reset")
+            if rnd.random() < 0.05:
+                out += [line.format(n=rnd.randint(10, 99)) for line in TRACE]
+        elif roll < (0.6 if burst else 0.15):
+            out.append(f"{stamp} WARN  [io-{rnd.randint(1, 9)}] c.s.Cache - cache miss for key "
+                       f"user:{rnd.randint(1, 10 ** 5)} after {rnd.randint(1, 5)} tries")
+        else:
+            out.append(f"{stamp} INFO  [http-{rnd.randint(1, 20)}] c.s.Orders - POST "
+                       f"/orders/{rnd.randint(1, 10 ** 6)} took {rnd.randint(1, 90)}ms")
+        if n == 4500:
+            out += ["Traceback (most recent call last):", '  File "/srv/a.py", line 4, in f',
+                    "    x = 1 / 0", "ZeroDivisionError: division by zero"]
+    return ("\n".join(out) + "\n").encode()
+
+
+def report(data: bytes, bulk: bool, block: int) -> dict[str, Any]:
+    analysis = Analyzer(bulk=bulk)
+    for at in range(0, len(data), block):
+        analysis.feed(data[at:at + block])
+    analysis.finish()
+    source = LogSource(stream=None, name="mixed.log", total=len(data))  # type: ignore[arg-type]
+    return build(analysis, source)
+
+
+@pytest.mark.parametrize("block", [4096, 65536, 1 << 20])
+def test_bulk_and_one_by_one_give_the_same_report(block: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    data = mixed_log()
+    tallied: list[int] = []
+    tally = Analyzer._tally
+
+    def counted(self: Analyzer, items: list[tuple[int, bool, int]], origin: float) -> None:
+        tallied.append(len(items))
+        tally(self, items, origin)
+
+    monkeypatch.setattr(Analyzer, "_tally", counted)
+    bulk = report(data, True, block)
+    assert sum(tallied) > 1000  # most events went the bulk way
+    one_by_one = report(data, False, block)
+    assert json.dumps(bulk, sort_keys=True) == json.dumps(one_by_one, sort_keys=True)
+    # what the report is about is there: a burst, levels apart, the traceback as one event
+    levels = {c["level"] for c in bulk["clusters"]}
+    assert {"error", "warning"} <= levels
+    assert bulk["change_points"]
+    assert any(len(ex["event"]) > 1 for c in bulk["clusters"] for ex in c["exemplars"])
