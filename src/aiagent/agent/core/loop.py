@@ -43,7 +43,7 @@ from aiagent.contracts.events import (
     TurnEndEvent,
     UsageEvent,
 )
-from aiagent.contracts.hooks import Hooks, ToolCall
+from aiagent.contracts.hooks import GoOn, Hooks, ToolCall
 from aiagent.contracts.messages import (
     Block,
     ImageBlock,
@@ -298,7 +298,11 @@ class Agent:
                     answer = message.text
                     uses = self.protocol.calls(message, turns)
                     if not uses:
-                        answer = await self.hooks.after_response(message.text)
+                        try:
+                            answer = await self.hooks.after_response(message.text)
+                        except GoOn as more:  # a Stop hook's "block": the model goes on
+                            self.conversation.append(Message("user", [TextBlock(more.instruction)]))
+                            continue
                         break
                     await self._run_tools(uses, emit)
             emit(DoneEvent("completed", answer, turns, self.usage, EXIT_OK))
