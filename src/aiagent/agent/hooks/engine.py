@@ -68,6 +68,7 @@ class UserHooks:
                     "CLAUDE_PROJECT_DIR": str(facts.project)}
         self.conversation: Callable[[], list[Message]] = list
         self.policy: Any = None  # the approval policy: its mode now is the payload's permission_mode
+        self.saved: Callable[[Message], None] | None = None  # stores a prompt changed here again
         self._mark: tuple[str, int, str] | None = None  # (tool, id(args), allow | ask)
         self._denied: set[str] = set()  # ids of calls a hook denied (no PostToolUse)
         self._went_on = 0  # times a Stop hook made the model go on since the last prompt
@@ -211,11 +212,18 @@ class UserHooks:
             return
         block = "\n\n".join(f"<hook-context>\n{t}\n</hook-context>" for t in texts)
         messages[-1].content.append(TextBlock("\n\n" + block))
+        self._save(messages[-1])
 
     def _blank_prompt(self) -> None:
         messages = self.conversation()
         if messages and messages[-1].role == "user":
             messages[-1].content[:] = [TextBlock(BLOCKED_PROMPT)]
+            self._save(messages[-1])
+
+    def _save(self, prompt: Message) -> None:
+        """The session keeps the prompt as the model reads it (context added, or blanked)."""
+        if self.saved is not None:
+            self.saved(prompt)
 
     def _stop_if_asked(self, got: list[Reply], event: str) -> None:
         stopping = next((r for r in got if r.stop), None)

@@ -209,6 +209,12 @@ class SessionStore:
             self.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (stamp, session_id))
         return (*turn, last + 1)
 
+    def replace(self, session_id: str, seq: int, message: Message) -> None:
+        """Store ``message`` in place of message ``seq`` (a prompt a hook added to, or blanked)."""
+        with _transaction(self.conn):
+            self.conn.execute("UPDATE messages SET content = ? WHERE session_id = ? AND seq = ?",
+                              (dumps(message), session_id, seq))
+
     def messages(self, session_id: str) -> builtins.list[Message]:
         rows = self.conn.execute(
             "SELECT role, content FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
@@ -306,6 +312,19 @@ class SessionRecorder:
             self.error = self.error or f"session {self.session_id} could not be saved: {exc}"
             return
         self.seq = self._turn[-1] + 1
+
+
+    def amend_prompt(self, message: Message) -> None:
+        """Save ``message`` again as this turn's prompt: a user hook changed it after it was
+        appended (added context to it, or blanked a blocked prompt)."""
+        if not self._turn or not _starts_turn(message):
+            return
+        try:
+            self.store.replace(self.session_id, self._turn[0], message)
+            if self._turn[0] == 0:  # the title came from this prompt
+                self.store.set_title(self.session_id, title_of(message.text))
+        except (sqlite3.Error, db.StoreError) as exc:
+            self.error = self.error or f"session {self.session_id} could not be saved: {exc}"
 
 
 def _starts_turn(message: Message) -> bool:
