@@ -505,7 +505,7 @@ async def _ask(call: ToolCall, emit: Callable[[AgentEvent], None],
     future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
     what = f"{call.name} {_brief(call.args)}"
     emit(ApprovalRequestEvent(uuid.uuid4().hex[:12], call.name, what, call.args,
-                              future=future, effect=effect))
+                              future=future, effect=effect, call_id=call.id))
     return await future
 
 

@@ -105,8 +105,9 @@ def _forwarder(ctx: ToolContext, name: str, label: str,
     """Pass a child's events to the parent's front-end, labelled."""
 
     def forward(event: AgentEvent) -> None:
-        if isinstance(event, ApprovalRequestEvent):
-            ctx.emit(dataclasses.replace(event, what=f"[{label}] {event.what}", agent=label))
+        if isinstance(event, ApprovalRequestEvent):  # a grandchild's: "general#1 › helper#1"
+            agent = f"{label} › {event.agent}" if event.agent else label
+            ctx.emit(dataclasses.replace(event, what=f"[{label}] {event.what}", agent=agent))
         else:
             ctx.emit(SubagentEvent(ctx.call_id, name, label, event, model))
 
