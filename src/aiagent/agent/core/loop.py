@@ -148,6 +148,7 @@ class Agent:
         self.build_prompt = build_prompt  # system prompt with extra fragments (skills)
         self.skills: Any = None  # the skill runtime, once added with use_skills
         self.usage = Usage()
+        self.usage_elsewhere: list[tuple[str, Usage]] = []  # (model, usage) of each task child
         self._retired: list[Provider] = []  # replaced providers, closed with the agent
         self.tool_state: dict[str, Any] = {}
         self.files: FileAccess | None = None  # the front-end's view of files (editor buffers)
@@ -200,12 +201,15 @@ class Agent:
         """Continue in ``session``: its history, its context window, usage counted anew."""
         self.conversation = session.conversation
         self.context = session.context
-        self.usage = Usage()
+        self.usage, self.usage_elsewhere = Usage(), []
         session.attach(self)
 
-    def add_usage(self, usage: Usage) -> None:
-        """Count tokens spent for this agent elsewhere (a ``task`` child) in its total."""
+    def add_usage(self, usage: Usage, model: str = "") -> None:
+        """Count tokens spent for this agent elsewhere (a ``task`` child, on ``model``) in its
+        total; ``usage_elsewhere`` keeps them apart, to price each at its model."""
         self.usage = self.usage + usage
+        if model:
+            self.usage_elsewhere.append((model, usage))
 
     def use_files(self, files: FileAccess | None) -> None:
         """Let tools read files through the front-end (an editor's unsaved buffers)."""

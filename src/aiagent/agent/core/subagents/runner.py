@@ -91,7 +91,7 @@ class Subagents:
             try:
                 await child.aclose()
             finally:
-                self.parent.add_usage(child.usage)
+                self.parent.add_usage(child.usage, model)
                 if done is None:  # stopped from outside (the parent was cancelled)
                     forward(DoneEvent("interrupted", "", 0, child.usage, EXIT_INTERRUPTED))
                 self.runs.append(ChildRun(label, profile.name, model,
