@@ -144,6 +144,7 @@ class Agent:
         self.hooks = hooks or Hooks()
         self.conversation = conversation if conversation is not None else Conversation()
         self.context: ContextPolicy = context if context is not None else PassThrough()
+        self.session: AgentSessionLike | None = None  # the stored session, once use_session ran
         self.redact = redact  # masks secret values in live tool output
         self.build_prompt = build_prompt  # system prompt with extra fragments (skills)
         self.skills: Any = None  # the skill runtime, once added with use_skills
@@ -201,6 +202,7 @@ class Agent:
         """Continue in ``session``: its history, its context window, usage counted anew."""
         self.conversation = session.conversation
         self.context = session.context
+        self.session = session
         self.usage, self.usage_elsewhere = Usage(), []
         session.attach(self)
 

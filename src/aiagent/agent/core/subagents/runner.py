@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("aiagent.agent.subagents")
 
-#: builds a child for a profile: the agent and warnings about what was narrowed
-Build = Callable[[Profile], "tuple[Agent, list[str]]"]
+#: builds a child for a profile, its label and the task's title: the agent and warnings
+#: about what was narrowed
+Build = Callable[[Profile, str, str], "tuple[Agent, list[str]]"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,7 @@ class Subagents:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.limit)
         async with self._slots:
-            child, notes = self.build(profile)
+            child, notes = self.build(profile, label, str(args.get("description") or ""))
             for note in notes:
                 log.warning("aiagent: %s", note)
             return await self._drive(child, profile, label, str(args["prompt"]), ctx, notes)
