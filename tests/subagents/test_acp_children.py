@@ -49,3 +49,4 @@ def test_each_child_s_permission_names_its_own_call(tmp_path: Path) -> None:
         title = started[asked.tool_call_id]
         assert command in title and title.startswith("[general#"), (command, title)
         assert asked.tool_call_id.split("/")[0] == title[1:].split("]")[0]
+        assert asked.title == title  # the request is titled with the child's label too

@@ -104,7 +104,7 @@ class Transcript:
 def subagent_json(event: SubagentEvent) -> dict[str, Any]:
     """A finished ``task`` child: which, on what model, how it ended, its tokens (counted
     in the run's usage too) and their estimated cost at its model's price (None: unknown)."""
-    from aiagent.frontends.tui.pricing import cost
+    from aiagent.agent.core.pricing import cost
 
     done = event.event
     assert isinstance(done, DoneEvent)

@@ -95,7 +95,7 @@ def subagent_line(event: Any, limit: int = 300) -> str | None:
 
 def _priced(model: str, usage: Any) -> str:
     """`` · ~$0.0123`` for ``usage`` at ``model``'s price, "" when it is unknown."""
-    from aiagent.frontends.tui.pricing import cost
+    from aiagent.agent.core.pricing import cost
 
     dollars = cost(model, usage) if model else None
     return "" if dollars is None else f" · ~${dollars:.4f}"

@@ -146,6 +146,7 @@ class TurnView:
         for update in updates:
             if isinstance(update, schema.ToolCallStart):
                 update.title = f"[{event.label}] {update.title}"
+                self.calls[update.tool_call_id].title = update.title  # a permission says it too
         return updates
 
     def call(self, call_id: str) -> CallView | None:
