@@ -34,13 +34,18 @@ def test_a_block_makes_the_model_go_on_with_the_reason(run_agent, user_config, t
     assert "Answer 2." in ran.proc.stdout
 
 
-def test_a_hook_that_always_blocks_stops_after_the_bound(run_agent, user_config) -> None:
+def test_a_hook_that_always_blocks_stops_after_the_bound(run_agent, user_config, run_cli,
+                                                          project: Path) -> None:
     user_config(hook("Stop", "echo 'not yet' >&2; exit 2"))
     ran = run_agent(script=_answers(8))
     assert ran.proc.returncode == 0, ran.proc.stderr
     assert len(ran.requests) == 4  # the answer, then three continuations
     assert ran.sent(3).count("not yet") == 3
     assert "it already went on 3 time(s) ([hooks] max_stop_continuations = 3)" in ran.proc.stderr
+    # the continuations are part of the saved session
+    (session,) = json.loads(run_cli("sessions", "list", "--json", cwd=project).stdout)
+    shown = run_cli("sessions", "show", session["id"], cwd=project).stdout
+    assert shown.count("Stop hook feedback") == 3 and "Answer 4." in shown
 
 
 def test_the_bound_is_a_setting_and_zero_turns_it_off(run_agent, user_config) -> None:
