@@ -197,7 +197,9 @@ class Application:
         """The user's ``[[hooks.EVENT]]`` commands (docs/hooks.md), fired at the agent's events."""
         from aiagent.agent.hooks import attach
 
-        attach(agent, self.settings, session_id=session.info.id)
+        fired = attach(agent, self.settings, session_id=session.info.id)
+        if fired is not None:  # the session stores the prompt as sent (hook context included)
+            fired.saved = session.recorder.amend_prompt
 
     def skill_runtime(self, **kwargs: Any) -> SkillRuntime:
         """A skill runtime on its own (listing skills, running a workflow): no agent."""

@@ -15,10 +15,12 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import sqlite3
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aiagent.agent.core.conversation import Conversation
 from aiagent.agent.core.loop import Agent, AgentConfig
 from aiagent.agent.core.subagents.profiles import (
     Catalog,
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from aiagent.app import Application
     from aiagent.contracts.approval import ApprovalPolicy
     from aiagent.infra.config.settings import Settings
+    from aiagent.infra.store.sessions import SessionRecorder
 
 log = logging.getLogger("aiagent.agent.subagents")
 
@@ -72,10 +75,11 @@ def attach(app: Application, agent: Agent, *, depth: int = 0) -> None:
     agent.add_tool(TaskTool(runner.delegate, catalog.summary()), offer=False)
 
 
-def build_child(app: Application, parent: Agent, depth: int,
-                profile: Profile) -> tuple[Agent, list[str]]:
+def build_child(app: Application, parent: Agent, depth: int, profile: Profile,
+                label: str = "", title: str = "") -> tuple[Agent, list[str]]:
     """A child agent for ``profile`` made of ``parent``'s pieces; and warnings about what
-    the profile asked for and did not get."""
+    the profile asked for and did not get. Its conversation is saved as a session linked to
+    the parent's (:func:`child_conversation`), when the parent's is saved."""
     settings = app.settings
     have = list(parent.config.tools) if parent.config.tools is not None else parent.tools.names()
     names, notes = narrow_tools(profile, [n for n in have if n != "task" or depth < _limit(app)])
@@ -97,6 +101,8 @@ def build_child(app: Application, parent: Agent, depth: int,
     )
     from aiagent.app import make_provider, protocol_fragments, system_prompt
 
+    conversation, recorder = child_conversation(parent, label, title, base.name, choice.model)
+
     instructions = PromptFragment(f"Your role: {profile.name}", profile.prompt)
     child = Agent(
         make_provider(settings, choice), registry, config,
@@ -104,11 +110,36 @@ def build_child(app: Application, parent: Agent, depth: int,
         workspace=parent.workspace, approval=approval, redact=parent.redact,
         hooks=Hooks(on_before_tool_call=list(parent.hooks.on_before_tool_call),
                     on_after_tool_result=list(parent.hooks.on_after_tool_result)),
+        conversation=conversation,
     )
+    if recorder is not None:  # each answer is stored with the tokens it took
+        recorder.usage_total = lambda: child.usage
     child.use_files(parent.files)
     if "task" in names:
         attach(app, child, depth=depth)
     return child, [*profile.warnings, *notes, *more, *mode_notes]
+
+
+def child_conversation(parent: Agent, label: str, title: str, provider: str,
+                       model: str) -> tuple[Conversation, SessionRecorder | None]:
+    """The child's conversation: saved as a session of its own, linked to the parent's
+    session (``parent_id``, ``agent`` = the label), when the parent's is saved; else kept in
+    memory only. A store that fails is logged and the child runs unsaved."""
+    from aiagent.infra.store.db import StoreError
+    from aiagent.infra.store.sessions import SessionRecorder
+
+    session = parent.session
+    store, info = getattr(session, "store", None), getattr(session, "info", None)
+    if store is None or info is None or not label:
+        return Conversation(), None
+    try:
+        child = store.create(info.workspace, provider=provider, model=model,
+                             title=f"[{label}] {title}".rstrip(), parent_id=info.id, agent=label)
+    except (sqlite3.Error, StoreError) as exc:
+        log.warning("aiagent: subagent %s: its conversation is not saved: %s", label, exc)
+        return Conversation(), None
+    recorder = SessionRecorder(store, child.id, 0, model=model)
+    return Conversation(on_append=recorder), recorder
 
 
 def _limit(app: Application) -> int:

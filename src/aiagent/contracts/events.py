@@ -77,6 +77,8 @@ class ApprovalRequestEvent:
     effect: ToolEffect | None = None  # what the tool declares it does (front-ends read it)
     #: the child agent that asks (a ``task`` subagent's label, e.g. ``reviewer#1``); "" = the main agent
     agent: str = ""
+    #: the id of the tool call this request is about (that agent's own call id; "" = unknown)
+    call_id: str = ""
 
     def answer(self, value: ApprovalAnswer) -> None:
         if self.future is not None and not self.future.done():

@@ -4,7 +4,8 @@
 - ``on_before_tool_call(call)``: may change ``call.args`` or cancel the call by returning
   a :class:`HookVerdict` with ``cancel`` set (the reason goes to the model).
 - ``on_after_tool_result(call, result)``: may return a replacement result.
-- ``on_after_response(text)``: may return a replacement for the final answer.
+- ``on_after_response(text)``: may return a replacement for the final answer, or raise
+  :class:`GoOn` to make the model continue (a Stop hook's "block").
 - ``on_user_turn(text)``: each later user message (the first is the conversation start).
 - ``on_close()``: the front-end is done with the agent; release what hooks hold.
 Hooks run in the order registered. A hook that raises is reported to the model as an
@@ -26,6 +27,15 @@ class ToolCall:
     id: str
     name: str
     args: dict[str, Any]
+
+
+class GoOn(Exception):  # noqa: N818 - an instruction, not an error
+    """Raised by an ``on_after_response`` hook: the run does not end; ``instruction`` is
+    added as the next user message and the model is asked again."""
+
+    def __init__(self, instruction: str) -> None:
+        super().__init__(instruction)
+        self.instruction = instruction
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,12 +115,16 @@ class Transcript:
 
 def subagent_json(event: SubagentEvent) -> dict[str, Any]:
     """A finished ``task`` child: which, on what model, how it ended, its tokens (counted
-    in the run's usage too)."""
+    in the run's usage too) and their estimated cost at its model's price (None: unknown)."""
+    from aiagent.infra.config.pricing import cost
+
     done = event.event
     assert isinstance(done, DoneEvent)
+    reported = usage_reported(done.usage)
     return {"id": event.id, "agent": event.name, "label": event.label, "model": event.model,
             "stop_reason": done.stop_reason, "turns": done.turns,
-            "usage": done.usage.as_dict() if usage_reported(done.usage) else None}
+            "usage": done.usage.as_dict() if reported else None,
+            "cost_usd": cost(event.model, done.usage) if reported else None}
 
 
 def denial_of(event: ToolResultEvent, calls: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -31,9 +31,10 @@ class RunMeter:
     agent: Any
 
     def cost(self, usage: Usage) -> float | None:
-        from aiagent.infra.config.pricing import cost
+        """``usage`` priced at the run's model, each task child's share at its own model's."""
+        from aiagent.infra.config.pricing import run_cost
 
-        return cost(self.agent.config.model, usage)
+        return run_cost(self.agent.config.model, usage, self.agent.usage_elsewhere)
 
     def settle(self, transcript: Transcript, renderer: Any) -> int:
         """Cost and budget reason into ``transcript``; the run's exit code."""

@@ -79,12 +79,13 @@ def subagent_line(event: Any, limit: int = 300) -> str | None:
     """One display line for a :class:`~aiagent.contracts.events.SubagentEvent` (what a
     ``task`` child is doing, prefixed with its label), or None for events not shown (text
     deltas, usage). Neutralised for the terminal."""
-    inner, labels = event, []
+    inner, labels, model = event, [], ""
     while getattr(inner, "kind", "") == "subagent":  # a child's child: both labels
         labels.append(neutralise(inner.label))
+        model = inner.model
         inner = inner.event
     inner = safe_event(inner)
-    text = _subagent_text(inner)
+    text = _subagent_text(inner, model)
     if text is None:
         return None
     flat = " ".join(text.split())
@@ -92,7 +93,15 @@ def subagent_line(event: Any, limit: int = 300) -> str | None:
     return f"[{' › '.join(labels)}] {flat}"
 
 
-def _subagent_text(inner: Any) -> str | None:
+def _priced(model: str, usage: Any) -> str:
+    """`` · ~$0.0123`` for ``usage`` at ``model``'s price, "" when it is unknown."""
+    from aiagent.infra.config.pricing import cost
+
+    dollars = cost(model, usage) if model else None
+    return "" if dollars is None else f" · ~${dollars:.4f}"
+
+
+def _subagent_text(inner: Any, model: str = "") -> str | None:
     kind = getattr(inner, "kind", "")
     if kind == "tool_call":
         return f"→ {inner.name} {json_for_terminal(inner.args)}"
@@ -105,5 +114,5 @@ def _subagent_text(inner: Any) -> str | None:
     if kind == "done":
         usage = inner.usage
         return (f"done: {inner.stop_reason}, {inner.turns} turn(s), tokens in/out "
-                f"{usage.input_tokens}/{usage.output_tokens}")
+                f"{usage.input_tokens}/{usage.output_tokens}{_priced(model, usage)}")
     return None

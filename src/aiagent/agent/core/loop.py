@@ -43,7 +43,7 @@ from aiagent.contracts.events import (
     TurnEndEvent,
     UsageEvent,
 )
-from aiagent.contracts.hooks import Hooks, ToolCall
+from aiagent.contracts.hooks import GoOn, Hooks, ToolCall
 from aiagent.contracts.messages import (
     Block,
     ImageBlock,
@@ -146,12 +146,14 @@ class Agent:
         self.hooks = hooks or Hooks()
         self.conversation = conversation if conversation is not None else Conversation()
         self.context: ContextPolicy = context if context is not None else PassThrough()
+        self.session: AgentSessionLike | None = None  # the stored session, once use_session ran
         self.redact = redact  # masks secret values in live tool output
         self.build_prompt = build_prompt  # system prompt with extra fragments (skills)
         self.skills: Any = None  # the skill runtime, once added with use_skills
         self.usage = Usage()
         #: a spending limit checked before each request (:class:`aiagent.agent.core.budget.Budget`)
         self.budget: Any = budget
+        self.usage_elsewhere: list[tuple[str, Usage]] = []  # (model, usage) of each task child
         self._retired: list[Provider] = []  # replaced providers, closed with the agent
         self.tool_state: dict[str, Any] = {}
         self.files: FileAccess | None = None  # the front-end's view of files (editor buffers)
@@ -204,12 +206,16 @@ class Agent:
         """Continue in ``session``: its history, its context window, usage counted anew."""
         self.conversation = session.conversation
         self.context = session.context
-        self.usage = Usage()
+        self.session = session
+        self.usage, self.usage_elsewhere = Usage(), []
         session.attach(self)
 
-    def add_usage(self, usage: Usage) -> None:
-        """Count tokens spent for this agent elsewhere (a ``task`` child) in its total."""
+    def add_usage(self, usage: Usage, model: str = "") -> None:
+        """Count tokens spent for this agent elsewhere (a ``task`` child, on ``model``) in its
+        total; ``usage_elsewhere`` keeps them apart, to price each at its model."""
         self.usage = self.usage + usage
+        if model:
+            self.usage_elsewhere.append((model, usage))
 
     def use_files(self, files: FileAccess | None) -> None:
         """Let tools read files through the front-end (an editor's unsaved buffers)."""
@@ -302,7 +308,11 @@ class Agent:
                     answer = message.text
                     uses = self.protocol.calls(message, turns)
                     if not uses:
-                        answer = await self.hooks.after_response(message.text)
+                        try:
+                            answer = await self.hooks.after_response(message.text)
+                        except GoOn as more:  # a Stop hook's "block": the model goes on
+                            self.conversation.append(Message("user", [TextBlock(more.instruction)]))
+                            continue
                         break
                     await self._run_tools(uses, emit)
             emit(DoneEvent("completed", answer, turns, self.usage, EXIT_OK))
@@ -508,7 +518,7 @@ async def _ask(call: ToolCall, emit: Callable[[AgentEvent], None],
     future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
     what = f"{call.name} {_brief(call.args)}"
     emit(ApprovalRequestEvent(uuid.uuid4().hex[:12], call.name, what, call.args,
-                              future=future, effect=effect))
+                              future=future, effect=effect, call_id=call.id))
     return await future
 
 

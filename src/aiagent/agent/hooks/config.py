@@ -87,6 +87,7 @@ class HookSet:
     ignored: list[Ignored] = field(default_factory=list)
     allow_skips_prompt: bool = False
     max_output_bytes: int = 65_536
+    max_stop_continuations: int = 3
 
     def for_event(self, event: str, subject: str | None = None) -> list[HookSpec]:
         return [s for s in self.active if s.event == event and s.matches(subject)]
@@ -253,4 +254,5 @@ def load(settings: Settings) -> HookSet:
     active = _layer_specs(settings, table.timeout)
     ignored = _untrusted_project(settings, table.timeout)
     claude, skipped = _claude_sets(settings, table.timeout)
-    return HookSet(active + claude, ignored + skipped, table.allow_skips_prompt, table.max_output_bytes)
+    return HookSet(active + claude, ignored + skipped, table.allow_skips_prompt, table.max_output_bytes,
+                   table.max_stop_continuations)

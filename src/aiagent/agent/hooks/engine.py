@@ -10,7 +10,8 @@
   reaches the model; "ask" makes the call need a person; "allow" see :class:`HookApproval`.
 * PostToolUse: after the call, with its result; a block or ``additionalContext`` is
   appended to the result the model reads (the tool has run: nothing is undone).
-* Stop: when the model answered without calling a tool (the run is over).
+* Stop: when the model answered without calling a tool; a block (exit 2, ``decision:
+  "block"``) makes it go on with the reason, at most ``max_stop_continuations`` times.
 
 Hooks of one event run one after the other, in configuration order (user's, project's,
 then Claude's files). Anything a hook does wrong is reported once as a warning and the
@@ -31,13 +32,14 @@ from aiagent.agent.hooks import reply as replies
 from aiagent.agent.hooks.config import TOOL_EVENTS, HookSet, HookSpec, aliases_of
 from aiagent.agent.hooks.reply import Reply
 from aiagent.contracts.approval import Decision
-from aiagent.contracts.hooks import Hooks, HookVerdict, ToolCall
+from aiagent.contracts.hooks import GoOn, Hooks, HookVerdict, ToolCall
 from aiagent.contracts.messages import Message, TextBlock
 from aiagent.contracts.tools import ToolResult
 
 log = logging.getLogger("aiagent.agent.hooks")
 EXIT_HOOK_STOPPED = 1
 BLOCKED_PROMPT = "[this prompt was blocked by a UserPromptSubmit hook and not sent]"
+STOP_FEEDBACK = "Stop hook feedback (a hook asks you to go on before you stop):"
 Reporter = Callable[[str], None]
 
 
@@ -66,8 +68,10 @@ class UserHooks:
                     "CLAUDE_PROJECT_DIR": str(facts.project)}
         self.conversation: Callable[[], list[Message]] = list
         self.policy: Any = None  # the approval policy: its mode now is the payload's permission_mode
+        self.saved: Callable[[Message], None] | None = None  # stores a prompt changed here again
         self._mark: tuple[str, int, str] | None = None  # (tool, id(args), allow | ask)
         self._denied: set[str] = set()  # ids of calls a hook denied (no PostToolUse)
+        self._went_on = 0  # times a Stop hook made the model go on since the last prompt
 
     # ---- firing ------------------------------------------------------------------------
 
@@ -121,6 +125,7 @@ class UserHooks:
         await self.prompt_submit(messages[-1].text if messages else "")
 
     async def prompt_submit(self, text: str) -> None:
+        self._went_on = 0
         if not self.hooks.has("UserPromptSubmit"):
             return
         got = await self.fire("UserPromptSubmit", {"prompt": text}, first_deny=True)
@@ -165,13 +170,26 @@ class UserHooks:
         return dataclasses.replace(result, content="\n\n".join([result.content, *notes]))
 
     async def stop(self, text: str) -> None:
+        """Fire the Stop hooks; a "block" raises :class:`GoOn` (the model goes on with the
+        reason), at most ``max_stop_continuations`` times after one prompt."""
         if not self.hooks.has("Stop"):
             return
-        got = await self.fire("Stop", {"stop_hook_active": False, "last_assistant_message": text})
-        for r in got:
-            if r.block:
-                self.report(f"Stop hook {r.spec.where} asked the model to go on ({r.reason}); "
-                            "aiagent does not continue a finished run: not honoured")
+        got = await self.fire("Stop", {"stop_hook_active": self._went_on > 0,
+                                       "last_assistant_message": text})
+        blocking = [r for r in got if r.block]
+        if not blocking or any(r.stop for r in got):  # "continue": false wins: it stops
+            return
+        where, reason = blocking[0].spec.where, "\n".join(r.reason for r in blocking)
+        bound = self.hooks.max_stop_continuations
+        if self._went_on >= bound:
+            self.report(f"Stop hook {where} asked the model to go on again ({_brief(reason)}); "
+                        f"not honoured: it already went on {self._went_on} time(s) "
+                        f"([hooks] max_stop_continuations = {bound})")
+            return
+        self._went_on += 1
+        self.report(f"Stop hook {where} makes the model go on ({self._went_on}/{bound}): "
+                    f"{_brief(reason, 200)}")
+        raise GoOn(f"{STOP_FEEDBACK}\n{reason}")
 
     def take_mark(self, tool: str, args: Any) -> str | None:
         """The PreToolUse permission ("allow", "ask") for this very call, used once."""
@@ -194,11 +212,18 @@ class UserHooks:
             return
         block = "\n\n".join(f"<hook-context>\n{t}\n</hook-context>" for t in texts)
         messages[-1].content.append(TextBlock("\n\n" + block))
+        self._save(messages[-1])
 
     def _blank_prompt(self) -> None:
         messages = self.conversation()
         if messages and messages[-1].role == "user":
             messages[-1].content[:] = [TextBlock(BLOCKED_PROMPT)]
+            self._save(messages[-1])
+
+    def _save(self, prompt: Message) -> None:
+        """The session keeps the prompt as the model reads it (context added, or blanked)."""
+        if self.saved is not None:
+            self.saved(prompt)
 
     def _stop_if_asked(self, got: list[Reply], event: str) -> None:
         stopping = next((r for r in got if r.stop), None)

@@ -224,9 +224,10 @@ class AcpServer:
     async def _permission(self, session_id: str, event: ApprovalRequestEvent, view: TurnView) -> None:
         answer: Any = "deny"
         try:
-            call = view.call(view.current) if view.current else None
+            call_id = view.asked_about(event)
+            call = view.call(call_id) if call_id else None
             tool_call = schema.ToolCallUpdate(
-                tool_call_id=view.current or event.id, title=call.title if call else event.what,
+                tool_call_id=call_id or event.id, title=call.title if call else event.what,
                 kind=call.kind if call else "other", status="pending",  # type: ignore[arg-type]
                 raw_input=event.args,
                 locations=[schema.ToolCallLocation(path=str(p)) for p in call.paths] if call else None)

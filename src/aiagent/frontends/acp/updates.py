@@ -16,6 +16,7 @@ from acp import schema
 
 from aiagent.contracts.events import (
     AgentEvent,
+    ApprovalRequestEvent,
     PlanUpdatedEvent,
     SubagentEvent,
     TextDeltaEvent,
@@ -145,10 +146,19 @@ class TurnView:
         for update in updates:
             if isinstance(update, schema.ToolCallStart):
                 update.title = f"[{event.label}] {update.title}"
+                self.calls[update.tool_call_id].title = update.title  # a permission says it too
         return updates
 
     def call(self, call_id: str) -> CallView | None:
         return self.calls.get(call_id)
+
+    def asked_about(self, event: ApprovalRequestEvent) -> str:
+        """The id of the call an approval request is about, as this view named it: a
+        child's calls are ``label/id`` (:meth:`_child`), so with several children at work
+        the request names its own call, not the one started last."""
+        if not event.call_id:
+            return self.current
+        return f"{event.agent}/{event.call_id}" if event.agent else event.call_id
 
     def _resolve(self, raw: str) -> Path:
         path = Path(raw).expanduser()

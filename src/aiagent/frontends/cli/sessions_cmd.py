@@ -102,7 +102,22 @@ def show(session_id: str) -> None:
 
     with _store() as store:
         info = _get(store, session_id)
-        click.echo(to_markdown(info, store.message_rows(info.id)), nl=False)
+        text = to_markdown(info, store.message_rows(info.id))
+        text += subagents_md(info, store.children(info.id))
+    click.echo(text, nl=False)
+
+
+def subagents_md(info: SessionInfo, children: list[SessionInfo]) -> str:
+    """Where a subagent's session comes from, and a session's subagents (each is a session
+    of its own: ``aiagent sessions show ID``)."""
+    lines = []
+    if info.agent:
+        lines += ["", f"*The conversation of subagent {info.agent}, started in session "
+                      f"`{info.parent_id}`.*"]
+    if children:
+        lines += ["", "## Subagents", ""]
+        lines += [f"- `{c.id}` {c.title} ({c.message_count} messages)" for c in children]
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 @sessions.command()
@@ -159,6 +174,6 @@ def compact(session_id: str) -> None:
 def _info(s: SessionInfo) -> dict[str, Any]:
     return {
         "id": s.id, "title": s.title, "workspace": s.workspace, "provider": s.provider,
-        "model": s.model, "parent_id": s.parent_id, "messages": s.message_count,
+        "model": s.model, "parent_id": s.parent_id, "agent": s.agent, "messages": s.message_count,
         "created_at": s.created_at, "updated_at": s.updated_at,
     }

@@ -14,7 +14,7 @@ from aiagent.frontends.tui.history import show_history
 from aiagent.frontends.tui.review import review as run_review
 from aiagent.frontends.tui.status import tokens
 from aiagent.infra.config.pricing import cost as dollars
-from aiagent.infra.config.pricing import known_models
+from aiagent.infra.config.pricing import known_models, run_cost
 from aiagent.infra.config.settings import ConfigError
 
 if TYPE_CHECKING:
@@ -108,9 +108,26 @@ async def cost(app: InteractiveApp, arg: str) -> None:
         return
     _say(app, f"input {tokens(u.input_tokens)} · output {tokens(u.output_tokens)} · cache read "
               f"{tokens(u.cache_read_tokens)} · cache write {tokens(u.cache_write_tokens)}")
-    price = dollars(app.agent.config.model, u)
+    for line in _children_cost(app.agent.usage_elsewhere):
+        _say(app, line)
+    price = run_cost(app.agent.config.model, u, app.agent.usage_elsewhere)
     _say(app, f"estimated cost: ${price:.4f}" if price is not None
          else f"no price known for {app.agent.config.model}")
+
+
+def _children_cost(elsewhere: list[tuple[str, Any]]) -> list[str]:
+    """One line per model the ``task`` children ran on: how many, tokens, cost."""
+    by_model: dict[str, list[Any]] = {}
+    for model, usage in elsewhere:
+        by_model.setdefault(model, []).append(usage)
+    lines = []
+    for model, usages in by_model.items():
+        i, o = sum(u.input_tokens for u in usages), sum(u.output_tokens for u in usages)
+        priced = [dollars(model, u) for u in usages]
+        money = f" · ${sum(p for p in priced if p is not None):.4f}" if None not in priced \
+            else " · no price known (counted at the main model's)"
+        lines.append(f"subagents on {model}: {len(usages)} · input {tokens(i)} · output {tokens(o)}{money}")
+    return lines
 
 
 async def compact(app: InteractiveApp, arg: str) -> None:

@@ -275,6 +275,7 @@ class InteractiveApp:
             context_budget=int(getattr(agent.context, "budget", 0)
                                or parts.settings.agent.context_budget),
             total=agent.usage,
+            elsewhere=tuple(agent.usage_elsewhere),
             jobs=running_jobs(agent.tool_state),
             session_id=parts.link.id,
             answered=any(m.role == "assistant" for m in agent.conversation.messages),

@@ -27,6 +27,7 @@ class Status:
     context_tokens: int = 0  # what the last request sent (input + cache) plus its output
     context_budget: int = 0
     total: Usage | None = None  # the session's usage
+    elsewhere: tuple[tuple[str, Usage], ...] = ()  # (model, usage) of each task child, in total
     jobs: int = 0
     session_id: str = ""
     note: str = ""  # why there is no agent yet (e.g. "no API key"), kept beside the model
@@ -63,10 +64,14 @@ def parts(status: Status) -> list[tuple[int, str]]:
     used = 0 if total is None else total.input_tokens + total.output_tokens \
         + total.cache_read_tokens + total.cache_write_tokens
     if total is not None and used:
-        from aiagent.infra.config.pricing import cost
+        from aiagent.infra.config.pricing import run_cost
 
         out.append((4, f"{tokens(used)} tok"))
-        dollars = cost(status.model, total)
+        if status.elsewhere:  # task children: how many, and their share of the tokens
+            share = sum(u.input_tokens + u.output_tokens + u.cache_read_tokens
+                        + u.cache_write_tokens for _, u in status.elsewhere)
+            out.append((6, f"{len(status.elsewhere)} subagent(s) {tokens(share)} tok"))
+        dollars = run_cost(status.model, total, status.elsewhere)
         if dollars is not None:
             out.append((3, f"${dollars:.2f}"))
     elif status.answered:  # the server reports no usage: unknown, not 0

@@ -20,7 +20,7 @@ from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, UsageEvent
 from aiagent.frontends.web.engines import OWN, PROVIDER, engine_of, engines_of, hosted
 from aiagent.frontends.web.turnlog import TurnLog
 from aiagent.frontends.web.wire import message_data, plan_data, to_wire
-from aiagent.infra.config.pricing import cost
+from aiagent.infra.config.pricing import run_cost
 from aiagent.infra.store.sessions import SessionNotFound
 
 if TYPE_CHECKING:
@@ -50,11 +50,12 @@ class Live:
         return self.task is not None and not self.task.done()
 
 
-def usage_cost(model: str, total: Any) -> float | None:
-    """Dollars so far when the model's price is known (the TUI's price table), else None."""
+def usage_cost(model: str, total: Any, elsewhere: Any = ()) -> float | None:
+    """Dollars so far when the model's price is known (the TUI's price table), else None;
+    ``elsewhere``: (model, usage) of each task child, priced at its own model."""
 
     try:
-        return cost(model, total)
+        return run_cost(model, total, elsewhere)
     except Exception:  # noqa: BLE001 - a price is a nicety
         return None
 
@@ -175,7 +176,8 @@ class Hub:
                 kind, data = to_wire(event, self.app.settings.workspace)
                 if isinstance(event, UsageEvent):
                     data["cost"] = None if getattr(live.started, "hosted", False) else \
-                        usage_cost(agent.config.model, event.total)
+                        usage_cost(agent.config.model, event.total,
+                                   getattr(agent, "usage_elsewhere", ()))
                 log.add(kind, data)
                 if isinstance(event, DoneEvent):
                     break

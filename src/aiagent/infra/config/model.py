@@ -274,6 +274,7 @@ class HookSettings:
     allow_skips_prompt: bool = False
     timeout: float = 60.0
     max_output_bytes: int = 65_536
+    max_stop_continuations: int = 3  # a Stop hook's "block" makes the model go on, at most so often
     PreToolUse: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815 - the event's name
     PostToolUse: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815
     UserPromptSubmit: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815

@@ -1,8 +1,10 @@
-"""Cost estimates from token usage, with prices kept in ``pricing.toml`` beside this module."""
+"""Cost estimates from token usage, with prices kept in ``pricing.toml`` (the front-ends'
+status lines, /cost, a task child's cost in the headless JSON)."""
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -35,6 +37,28 @@ def cost(model: str, usage: Usage) -> float | None:
         + usage.cache_read_tokens * price.get("cache_read", price.get("input", 0.0))
         + usage.cache_write_tokens * price.get("cache_write", price.get("input", 0.0))
     ) / per
+
+
+def run_cost(model: str, total: Usage, elsewhere: Sequence[tuple[str, Usage]] = ()) -> float | None:
+    """Dollars for a run's ``total`` on ``model`` of which ``elsewhere`` ((model, usage) of
+    each ``task`` child, counted in ``total`` too) ran on other models: each child at its own
+    model's price when known, else at ``model``'s; the rest at ``model``'s. None when
+    ``model``'s price is unknown."""
+    own = total
+    extra = 0.0
+    for child_model, usage in elsewhere:
+        priced = cost(child_model, usage)
+        if priced is not None:
+            own = _minus(own, usage)
+            extra += priced
+    main = cost(model, own)
+    return None if main is None else main + extra
+
+
+def _minus(a: Usage, b: Usage) -> Usage:
+    return Usage(max(0, a.input_tokens - b.input_tokens), max(0, a.output_tokens - b.output_tokens),
+                 max(0, a.cache_read_tokens - b.cache_read_tokens),
+                 max(0, a.cache_write_tokens - b.cache_write_tokens))
 
 
 def known_models() -> list[str]:

@@ -40,6 +40,7 @@ class SessionInfo:
     created_at: float
     updated_at: float
     message_count: int = 0
+    agent: str = ""  # a task subagent's label ("general#1"); "" = a person's session
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> SessionInfo:
@@ -48,6 +49,7 @@ class SessionInfo:
             row["id"], row["workspace"], row["title"], row["provider"], row["model"],
             row["parent_id"], row["created_at"], row["updated_at"],
             row["message_count"] if "message_count" in keys else 0,
+            row["agent"] if "agent" in keys else "",
         )
 
 
@@ -80,13 +82,15 @@ class SessionStore:
 
     def create(
         self, workspace: Path | str, *, provider: str = "", model: str = "", title: str = "",
-        parent_id: str | None = None,
+        parent_id: str | None = None, agent: str = "",
     ) -> SessionInfo:
+        """A new session; ``agent``: the label of a task subagent whose conversation this
+        is (then ``parent_id`` is its parent's session)."""
         session_id, stamp = uuid.uuid4().hex[:12], db.now()
         self.conn.execute(
             "INSERT INTO sessions (id, workspace, title, provider, model, parent_id, created_at,"
-            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (session_id, str(workspace), title, provider, model, parent_id, stamp, stamp),
+            " updated_at, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, str(workspace), title, provider, model, parent_id, stamp, stamp, agent),
         )
         return self.get(session_id)
 
@@ -105,16 +109,26 @@ class SessionStore:
 
     def latest(self, workspace: Path | str) -> SessionInfo | None:
         row = self.conn.execute(
-            f"{_SELECT} WHERE s.workspace = ? ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1",
+            f"{_SELECT} WHERE s.workspace = ? AND s.agent = ''"
+            " ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1",
             (str(workspace),),
         ).fetchone()
         return SessionInfo.from_row(row) if row else None
 
     def list(self, workspace: Path | str | None = None, limit: int = 50) -> list[SessionInfo]:
-        where, params = ("WHERE s.workspace = ?", [str(workspace)]) if workspace else ("", [])
+        """A person's sessions (not subagents', see :meth:`children`), newest first."""
+        where, params = ("AND s.workspace = ?", [str(workspace)]) if workspace else ("", [])
         rows = self.conn.execute(
-            f"{_SELECT} {where} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?",
+            f"{_SELECT} WHERE s.agent = '' {where} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?",
             (*params, limit),
+        ).fetchall()
+        return [SessionInfo.from_row(r) for r in rows]
+
+    def children(self, session_id: str) -> builtins.list[SessionInfo]:
+        """The sessions of the task subagents started in ``session_id``, oldest first."""
+        rows = self.conn.execute(
+            f"{_SELECT} WHERE s.parent_id = ? AND s.agent != '' ORDER BY s.created_at, s.rowid",
+            (session_id,),
         ).fetchall()
         return [SessionInfo.from_row(r) for r in rows]
 
@@ -122,6 +136,9 @@ class SessionStore:
         self.conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
 
     def delete(self, session_id: str) -> None:
+        """Delete the session, and its subagents' sessions with it."""
+        for child in self.children(session_id):
+            self.delete(child.id)
         self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
         shutil.rmtree(self.folder(session_id, create=False), ignore_errors=True)
 
@@ -208,6 +225,12 @@ class SessionStore:
             )
             self.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (stamp, session_id))
         return (*turn, last + 1)
+
+    def replace(self, session_id: str, seq: int, message: Message) -> None:
+        """Store ``message`` in place of message ``seq`` (a prompt a hook added to, or blanked)."""
+        with _transaction(self.conn):
+            self.conn.execute("UPDATE messages SET content = ? WHERE session_id = ? AND seq = ?",
+                              (dumps(message), session_id, seq))
 
     def messages(self, session_id: str) -> builtins.list[Message]:
         rows = self.conn.execute(
@@ -306,6 +329,19 @@ class SessionRecorder:
             self.error = self.error or f"session {self.session_id} could not be saved: {exc}"
             return
         self.seq = self._turn[-1] + 1
+
+
+    def amend_prompt(self, message: Message) -> None:
+        """Save ``message`` again as this turn's prompt: a user hook changed it after it was
+        appended (added context to it, or blanked a blocked prompt)."""
+        if not self._turn or not _starts_turn(message):
+            return
+        try:
+            self.store.replace(self.session_id, self._turn[0], message)
+            if self._turn[0] == 0:  # the title came from this prompt
+                self.store.set_title(self.session_id, title_of(message.text))
+        except (sqlite3.Error, db.StoreError) as exc:
+            self.error = self.error or f"session {self.session_id} could not be saved: {exc}"
 
 
 def _starts_turn(message: Message) -> bool:

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("aiagent.agent.subagents")
 
-#: builds a child for a profile: the agent and warnings about what was narrowed
-Build = Callable[[Profile], "tuple[Agent, list[str]]"]
+#: builds a child for a profile, its label and the task's title: the agent and warnings
+#: about what was narrowed
+Build = Callable[[Profile, str, str], "tuple[Agent, list[str]]"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,7 @@ class Subagents:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.limit)
         async with self._slots:
-            child, notes = self.build(profile)
+            child, notes = self.build(profile, label, str(args.get("description") or ""))
             for note in notes:
                 log.warning("aiagent: %s", note)
             return await self._drive(child, profile, label, str(args["prompt"]), ctx, notes)
@@ -91,7 +92,7 @@ class Subagents:
             try:
                 await child.aclose()
             finally:
-                self.parent.add_usage(child.usage)
+                self.parent.add_usage(child.usage, model)
                 if done is None:  # stopped from outside (the parent was cancelled)
                     forward(DoneEvent("interrupted", "", 0, child.usage, EXIT_INTERRUPTED))
                 self.runs.append(ChildRun(label, profile.name, model,
@@ -105,8 +106,9 @@ def _forwarder(ctx: ToolContext, name: str, label: str,
     """Pass a child's events to the parent's front-end, labelled."""
 
     def forward(event: AgentEvent) -> None:
-        if isinstance(event, ApprovalRequestEvent):
-            ctx.emit(dataclasses.replace(event, what=f"[{label}] {event.what}", agent=label))
+        if isinstance(event, ApprovalRequestEvent):  # a grandchild's: "general#1 › helper#1"
+            agent = f"{label} › {event.agent}" if event.agent else label
+            ctx.emit(dataclasses.replace(event, what=f"[{label}] {event.what}", agent=agent))
         else:
             ctx.emit(SubagentEvent(ctx.call_id, name, label, event, model))
 
