@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from aiagent.engines.logs.analyzer import Analyzer
+from aiagent.engines.logs.events import ClusterStats
 from aiagent.engines.logs.report import build
 from aiagent.engines.logs.source import LogSource
+from aiagent.engines.logs.timeaxis import TimeAxis
 
 START = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 TRACE = ["java.lang.IllegalStateException: pool closed",
@@ -62,13 +64,14 @@ def test_bulk_and_one_by_one_give_the_same_report(block: int,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     data = mixed_log()
     tallied: list[int] = []
-    tally = Analyzer._tally
+    tally = TimeAxis.tally
 
-    def counted(self: Analyzer, items: list[tuple[int, bool, int]], origin: float) -> None:
+    def counted(self: TimeAxis, clusters: dict[int, ClusterStats],
+                items: list[tuple[int, bool, int]], origin: float) -> None:
         tallied.append(len(items))
-        tally(self, items, origin)
+        tally(self, clusters, items, origin)
 
-    monkeypatch.setattr(Analyzer, "_tally", counted)
+    monkeypatch.setattr(TimeAxis, "tally", counted)
     bulk = report(data, True, block)
     assert sum(tallied) > 1000  # most events went the bulk way
     one_by_one = report(data, False, block)

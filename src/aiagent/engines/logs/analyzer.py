@@ -11,43 +11,39 @@ as an exemplar is only counted and placed in time, in bulk: its arrival at once,
 timeline and series counts per second (``bulk=False``: one by one, the same report). Nothing is sampled: counts, the first error
 and the change points come from every line. Memory is bounded: the key cache is cleared
 past its limit, exemplars are capped, the timeline coarsens.
+
+Parts with their own state: the times of lines, the span seen and the timeline and series
+(``timeaxis.TimeAxis``); the context lines and trailing frames kept between blocks
+(``around.LinesAround``).
 """
 
 from __future__ import annotations
 
 import math
-import operator
 import random
 import re
 from collections import Counter
 from collections.abc import Callable
-from itertools import compress, repeat
-from operator import itemgetter
+from itertools import compress
 
 from aiagent.engines.logs import events as ev
-from aiagent.engines.logs.events import ClusterStats, Exemplar, KeyInfo, OpenEvent
+from aiagent.engines.logs.around import LinesAround, fill_after
+from aiagent.engines.logs.events import ClusterStats, Exemplar, KeyInfo, OpenEvent, decode
 from aiagent.engines.logs.formats import ERROR, RANK, WARNING
 from aiagent.engines.logs.miner import TemplateMiner
 from aiagent.engines.logs.parse import LineParser
 from aiagent.engines.logs.rules import limits, patterns
-from aiagent.engines.logs.timeline import Series, Timeline
-from aiagent.engines.logs.timeparse import Where, find_time, parse_time, time_in, times_in
+from aiagent.engines.logs.timeaxis import TimeAxis, series_later
+from aiagent.engines.logs.timeparse import parse_time
 
 KEY_TABLE = bytes.maketrans(b"0123456789abcdefABCDEF", b"0" * 22)
 BLANK_INFO = KeyInfo(None, 0, ev.BLANK, "blank")
 CONTINUATION_INFO = KeyInfo(None, 0, ev.CONTINUATION, "continuation")
-STAMP_KEY = 40  # lines whose keys start alike have their time in the same place
 STATUS = re.compile(rb'" ([45])\d\d ')  # an access log's 4xx/5xx: digits vanish from keys
 KEY_BYTES_LIMIT = 16 * 1024 * 1024
 MAX_CLUSTERS = 20000  # info-level ones hold a message only
 MAX_HOT_CLUSTERS = 2000  # error and warning ones hold two exemplars each
-NOWHERE = (-1, -1, -1, -1)  # a shape whose stamp was not looked for yet
-SAMPLES = 64  # lines per block whose time places the block's volume on the timeline
 Progress = Callable[[int, int], None]
-
-
-def decode(line: bytes, limit: int = 1000) -> str:
-    return line[:limit * 4].decode("utf-8", "replace")[:limit].rstrip("\r")
 
 
 def _long_line(block: bytes, limit: int) -> bool:
@@ -65,11 +61,13 @@ class Analyzer:
         cfg = limits()
         self.max_line = int(cfg["read"]["max_line_bytes"])
         self.context = int(cfg["report"]["context_lines"])
+        self.around = LinesAround(self.context)  # context lines and orphans between blocks
         self.max_keys = int(cfg["mining"]["max_keys"])
         self.rules = patterns()
         self.miner = TemplateMiner()
         self.parser = LineParser()  # the header format, learnt from the first lines
-        self.timeline = Timeline(int(cfg["report"]["timeline_buckets"]))
+        self.time = TimeAxis(int(cfg["report"]["timeline_buckets"]))  # times, timeline
+        self.timeline = self.time.timeline
         self.on_progress = on_progress
         self.bulk = bulk  # the usual events counted in bulk (False: one by one, as a check)
         self.bytes = self.lines = self.events = self.inner_lines = self.pruned_lines = 0
@@ -79,27 +77,15 @@ class Analyzer:
         self.clusters: dict[int, ClusterStats] = {}
         self.first_error: Exemplar | None = None
         self.first_error_cluster: int | None = None
-        self.timed: bool | None = None  # the axis: seconds (True) or line numbers
-        self.start_at: float | None = None
-        self.end_at: float | None = None
         self._keys: dict[bytes, KeyInfo] = {}
         self._infos: dict[tuple[int, int, int, str], KeyInfo] = {}
         self._key_bytes = 0
         self._new_keys = 0  # in the block (or line) just learnt
         self._hot: set[bytes] = set()
-        self._unique = False  # most lines of this block are new shapes (keys)
-        self._stamps: dict[bytes, Where | None] = {}  # where a shape's time is
-        self._heads: dict[bytes, Where | None] = {}  # the same, by a line's first bytes
-        self._stamp_values: dict[str, float | None] = {}  # recent stamps, read
-        self._seconds: dict[bytes, float] = {}  # … their whole seconds (time_in)
-        self._last_at: float | None = None
-        self._tail: list[bytes] = []
         self._open: OpenEvent | None = None
-        self._awaiting: list[Exemplar] = []
         self._held = b""
         self._hot_clusters = 0
         self._rng = random.Random(0)  # exemplar sampling: the same log, the same report
-        self._orphans: list[bytes] = []
 
     # ---- one block -------------------------------------------------------------------
 
@@ -147,13 +133,14 @@ class Analyzer:
         _mark_status(block, keys)
         counts = Counter(keys)
         self._learn(counts, keys, raw, block, cut)
-        unique = self._unique = 2 * self._new_keys > len(keys)
+        unique = self.time.unique = 2 * self._new_keys > len(keys)
         self._count(counts, len(keys))
-        self._place_volume(raw, keys)
+        self.time.place_volume(raw, keys, self.lines)
         start = self._go_on(raw, keys)
         if not self._hot.isdisjoint(counts):
             start = self._events(raw, keys, start)
-        self._keep_tail(raw, keys, start)
+        self.around.keep_tail(raw, keys, len(raw) if self._open is not None else start,
+                              self._kind, self.rules.event_max_lines)
         if unique:  # most lines of the block were new shapes: no use keeping them
             self._forget_keys()
         self.lines += len(raw)
@@ -178,20 +165,9 @@ class Analyzer:
         if len(new) <= 16:  # the usual case: a few new shapes in a block of known ones
             infos = [self._classify(decode(raw[keys.index(key)], self.max_line)) for key in new]
         else:  # many new shapes (a log of unique lines): parsed and mined together
-            infos = self._classify_many(self._texts(new, keys, raw, b"" if cut else block))
+            infos = self._classify_many(
+                _texts(new, keys, raw, b"" if cut else block, self.max_line))
         self._remember(new, infos)
-
-    def _texts(self, new: list[bytes], keys: list[bytes], raw: list[bytes],
-               block: bytes) -> list[str]:
-        """A line of each new key, decoded (the last of the block's lines with that key).
-        When every line is a new key, the whole block is decoded at once (``block``: its
-        lines are all shorter than the limit)."""
-        if len(new) == len(keys) and block:
-            texts = block.decode("utf-8", "replace").split("\n")
-            texts.pop()
-            return [text.rstrip("\r") for text in texts] if b"\r" in block else texts
-        sample = dict(zip(keys, raw, strict=True))
-        return [decode(sample[key], self.max_line) for key in new]
 
     def _remember(self, new: list[bytes], infos: list[KeyInfo]) -> None:
         """The new keys' infos kept; those of clusters pruned since are not (their lines
@@ -219,7 +195,7 @@ class Analyzer:
         self._keys.clear()
         self._hot.clear()
         self._key_bytes = 0
-        self._stamps.clear()
+        self.time.stamps.clear()
 
     def _classify(self, text: str) -> KeyInfo:
         if not text or text.isspace():
@@ -357,44 +333,6 @@ class Analyzer:
         info = self._keys.get(key)
         return info.kind if info is not None else ev.LINE
 
-    # ---- time ------------------------------------------------------------------------
-
-    def _place_volume(self, raw: list[bytes], keys: list[bytes]) -> None:
-        """Put the block's lines on the timeline: the times of a few lines, and the lines
-        between two of them spread evenly over the time between."""
-        if not raw:
-            return
-        step = max(1, len(raw) // SAMPLES)
-        picks = sorted({*range(0, len(raw), step), len(raw) - 1})
-        times = [self._head_time(keys[i], raw[i]) for i in picks]
-        if self.timed is None:
-            self.timed = any(t is not None for t in times)
-        if not self.timed:
-            self.timeline.add_span(self.lines + 1, self.lines + len(raw), len(raw))
-            return
-        known = [(i, t) for i, t in zip(picks, times, strict=True) if t is not None]
-        if not known:
-            return
-        prev_i, prev_t = -1, self._last_at if self._last_at is not None else known[0][1]
-        for i, at in known:
-            self.timeline.add_span(prev_t, at, i - prev_i)
-            prev_i, prev_t = i, at
-            self._saw_time(at)
-        if prev_i < len(raw) - 1:
-            self.timeline.add(prev_t, "lines", len(raw) - 1 - prev_i)
-
-    def _saw_time(self, at: float) -> None:
-        self._last_at = at
-        self.start_at = at if self.start_at is None else min(self.start_at, at)
-        self.end_at = at if self.end_at is None else max(self.end_at, at)
-
-    def axis(self, line: int, at: float | None) -> float:
-        if self.timed and at is not None:
-            return at
-        return float(line) if not self.timed else (self._last_at or 0.0)
-
-    # ---- events ----------------------------------------------------------------------
-
     def _go_on(self, raw: list[bytes], keys: list[bytes]) -> int:
         """Lines at the top of this block that belong to the previous block's last event,
         and the after-context its exemplars still wait for. Returns the first free line."""
@@ -404,11 +342,8 @@ class Analyzer:
             start = self._extend(opened, raw, keys, 0)
             if self._open is None:
                 opened_exemplars = {id(ex) for ex in opened.exemplars}
-                self._awaiting.extend(opened.exemplars)
-        waiting, self._awaiting = self._awaiting, []
-        for ex in waiting:
-            if _fill_after(ex, raw, start if id(ex) in opened_exemplars else 0):
-                self._awaiting.append(ex)
+                self.around.awaiting.extend(opened.exemplars)
+        self.around.fill(raw, start, opened_exemplars)
         return start
 
     def _extend(self, event: OpenEvent, raw: list[bytes], keys: list[bytes], j: int) -> int:
@@ -444,9 +379,9 @@ class Analyzer:
         first_error = info.level >= ERROR and self.first_error is None
         keep = stats.first is None or first_error or self._rng.random() * stats.events < 1
         if not keep and info.kind == ev.LINE and self._one_line(i, raw, keys):
-            at = self._head_time(keys[i], raw[i])
+            at = self.time.head_time(keys[i], raw[i])
             if at is not None:  # counted only: no lines kept, no context needed
-                self._arrive(stats, info.level, self.lines + i + 1, at)
+                self.time.arrive(stats, info.level, self.lines + i + 1, at)
                 return i + 1
         return self._whole_event(i, raw, keys, floor, info, stats, keep, first_error)
 
@@ -460,7 +395,7 @@ class Analyzer:
                 begin -= 1
         prefix: list[bytes] = []
         if info.kind == ev.FRAME_TAIL and begin == 0 and floor == 0:
-            prefix = self._orphans  # its frames ended the previous block
+            prefix = self.around.orphans  # its frames ended the previous block
         lines = [decode(line) for line in [*prefix, *raw[begin:i + 1]]] if keep else []
         event = OpenEvent(lines, sum(map(len, lines)), info.kind, [], keep=keep)
         after = self._keys.get(keys[i + 1]) if i + 1 < len(raw) else None
@@ -468,26 +403,27 @@ class Analyzer:
             end = i + 1
         else:
             end = self._extend(event, raw, keys, i + 1)
-        at = self._head_time(keys[i], raw[i])
+        time = self.time
+        at = time.head_time(keys[i], raw[i])
         before: list[str] | None = None
         if at is None or keep:
-            before = self._before(raw, begin, bool(prefix))
-            at = at if at is not None else _time_above(before, self._last_at)
-        self._arrive(stats, info.level, self.lines + i + 1, at)
+            before = self.around.before(raw, begin, bool(prefix))
+            at = at if at is not None else _time_above(before, time.last_at)
+        time.arrive(stats, info.level, self.lines + i + 1, at)
         if keep and before is not None:
-            ex = Exemplar(self.lines + i + 1, at if self.timed else None, event.lines, before,
+            ex = Exemplar(self.lines + i + 1, at if time.timed else None, event.lines, before,
                           need_after=self.context)
             self._keep(stats, ex, first_error)
             event.exemplars.append(ex)
-            if end < len(raw) and _fill_after(ex, raw, end):
-                self._awaiting.append(ex)
+            if end < len(raw) and fill_after(ex, raw, end):
+                self.around.awaiting.append(ex)
         return end
 
     def _events(self, raw: list[bytes], keys: list[bytes], start: int) -> int:
         """The events led by the block's warning and error lines from ``start`` on (see
         :meth:`_event`); the index after the last."""
         hot = list(compress(range(len(keys)), map(self._hot.__contains__, keys)))
-        if self.bulk and self.timed and self.timeline.origin is not None:
+        if self.bulk and self.time.timed and self.timeline.origin is not None:
             return self._events_in_bulk(hot, raw, keys, start)
         for i in hot:
             if i >= start:
@@ -501,14 +437,15 @@ class Analyzer:
         series tallied per second and added once per second at the end (they count per
         bucket, and a bucket is a whole number of seconds from the origin: the same
         counts as event by event). The rest goes through :meth:`_whole_event`."""
+        time = self.time
         known, clusters, rng, head_time = self._keys.get, self.clusters, self._rng.random, \
-            self._head_time
+            time.head_time
         origin = self.timeline.origin
         assert origin is not None
         tally: list[tuple[int, bool, int]] = []  # (cluster or -1: its series is done, …)
         add = tally.append
-        early = self._head_times(hot, raw, keys)
-        keyed, stamps, LINE = not self._unique, self._stamps, ev.LINE  # noqa: N806
+        early = time.head_times(hot, raw, keys)
+        keyed, stamps, LINE = not time.unique, time.stamps, ev.LINE  # noqa: N806
         last: float | None = None
         low, high = math.inf, -math.inf
         end = len(raw) - 1
@@ -532,7 +469,7 @@ class Analyzer:
                         stats.arrivals.add(at)
                         series = stats.series
                         add((stats.cluster_id if series is not None and series.origin == origin
-                             else self._series(stats, at, origin),
+                             else series_later(stats, at, origin),
                              info.level >= ERROR, int(at - origin)))
                         last = at
                         if at < low:
@@ -542,135 +479,17 @@ class Analyzer:
                         start = i + 1
                         continue
             if last is not None:
-                self._last_at, last = last, None
+                time.last_at, last = last, None
             start = self._whole_event(i, raw, keys, start, info, stats, keep, first_error)
-        self._saw_times(last, low, high)
-        self._tally(tally, origin)
+        time.saw_many(last, low, high)
+        time.tally(clusters, tally, origin)
         return start
-
-    def _saw_times(self, last: float | None, low: float, high: float) -> None:
-        """:meth:`_saw_time` for the events counted in bulk: the last, earliest and latest."""
-        if last is not None:
-            self._last_at = last
-        if low <= high:
-            self.start_at = low if self.start_at is None else min(self.start_at, low)
-            self.end_at = high if self.end_at is None else max(self.end_at, high)
-
-    def _head_times(self, hot: list[int], raw: list[bytes], keys: list[bytes]
-                    ) -> list[float | None]:
-        """The times :meth:`_head_time` gives the lines ``hot`` whose stamps sit where the
-        first one's does, read at once (:func:`times_in`); None for the others."""
-        if len(hot) < 64:
-            return [None] * len(hot)
-        pick = itemgetter(*hot)
-        lines, hot_keys = list(pick(raw)), pick(keys)
-        wheres = list(map(self._stamps.get, hot_keys, repeat(NOWHERE))) if self._stamps \
-            else [NOWHERE] * len(hot)
-        if NOWHERE in wheres:
-            heads = list(map(self._heads.get, map(itemgetter(slice(0, STAMP_KEY)), hot_keys),
-                             repeat(NOWHERE)))
-            if wheres.count(NOWHERE) == len(wheres):
-                wheres = heads
-            else:
-                wheres = [h if w is NOWHERE else w for w, h in zip(wheres, heads, strict=True)]
-        where = wheres[0]
-        if where is None or where is NOWHERE:
-            return [None] * len(hot)
-        alike = list(map(operator.eq, wheres, repeat(where)))
-        if all(alike):
-            return times_in(lines, where, self._seconds)
-        times: list[float | None] = [None] * len(hot)
-        for n, at in zip(compress(range(len(hot)), alike),
-                         times_in(list(compress(lines, alike)), where, self._seconds),
-                         strict=True):
-            times[n] = at
-        return times
-
-    def _series(self, stats: ClusterStats, at: float, origin: float) -> int:
-        """The cluster whose series counts an event at ``at`` later (-1: counted now)."""
-        series = stats.series
-        if series is None:
-            series = stats.series = Series(origin)
-        if series.origin == origin:
-            return stats.cluster_id
-        series.add(at)
-        return -1
-
-    def _tally(self, tally: list[tuple[int, bool, int]], origin: float) -> None:
-        clusters = self.clusters
-        for (cluster, error, second), n in Counter(tally).items():
-            at = origin + second + 0.5  # (inside that second's bucket whatever its width)
-            if cluster >= 0:
-                series = clusters[cluster].series
-                assert series is not None
-                series.add(at, n)
-            self.timeline.add(at, "errors" if error else "warnings", n)
 
     def _one_line(self, i: int, raw: list[bytes], keys: list[bytes]) -> bool:
         """Whether the event led by line ``i`` ends with it (the next line is known to be
         an ordinary one in this block)."""
         after = self._keys.get(keys[i + 1]) if i + 1 < len(raw) else None
         return after is not None and after.kind == ev.LINE
-
-    def _head_time(self, key: bytes, line: bytes) -> float | None:
-        """The time on an event's head line. Where the stamp sits is learnt once per
-        shape (key): the lines of a shape have their digits in the same places."""
-        stamps = self._stamps
-        where = stamps.get(key, NOWHERE)
-        if where is NOWHERE:  # a new shape: lines that start alike have their time alike
-            start = key[:STAMP_KEY]  # (a log of unique lines has few distinct heads)
-            where = self._heads.get(start, NOWHERE)
-            if where is NOWHERE:
-                if len(self._heads) >= 4096:
-                    self._heads.clear()
-                at, found = find_time(decode(line, 200))
-                stamps[key] = self._heads[start] = found
-                return at
-            if not self._unique:  # (the block's keys are forgotten at its end)
-                stamps[key] = where
-        if where is None:
-            return parse_time(decode(line, 200))
-        if len(self._stamp_values) > 4096:
-            self._stamp_values.clear()
-        return time_in(line, where, self._stamp_values, self._seconds)
-
-    def _arrive(self, stats: ClusterStats, level: int, line: int, at: float | None) -> None:
-        """An event of ``stats`` at ``at`` (None: no time): arrivals and the timeline."""
-        if at is not None and self.timed:
-            self._saw_time(at)
-        where = self.axis(line, at)
-        stats.arrivals.add(where)
-        if stats.series is None:
-            origin = self.timeline.origin
-            stats.series = Series(where if origin is None else origin)
-        stats.series.add(where)
-        self.timeline.add(where, "errors" if level >= ERROR else "warnings")
-
-    def _keep_tail(self, raw: list[bytes], keys: list[bytes], free: int) -> None:
-        """Remember the lines before the next block: trailing continuation lines that no
-        event took (a bare traceback's frames, whose exception line may come next) and
-        the context lines above them."""
-        if self._open is not None:
-            free = len(raw)
-        cap = self.rules.event_max_lines
-        r = len(raw)
-        while r > free and len(raw) - r < cap and self._kind(keys[r - 1]) == ev.CONTINUATION:
-            r -= 1
-        if r == 0 and free == 0:
-            self._orphans = (self._orphans + raw)[-cap:]
-            return
-        self._orphans = raw[r:]
-        if self.context:
-            self._tail = (self._tail + raw[:r][-self.context:])[-self.context:]
-
-    def _before(self, raw: list[bytes], begin: int, past_orphans: bool = False) -> list[str]:
-        lines = raw[max(0, begin - self.context):begin]
-        if len(lines) < self.context and begin < self.context:
-            earlier = self._tail if past_orphans else self._tail + self._orphans
-            missing = self.context - len(lines)
-            lines = earlier[max(0, len(earlier) - missing):] + lines
-        return [decode(line, 400) for line in lines]
-
 
     def _keep(self, stats: ClusterStats, ex: Exemplar, first_error: bool) -> None:
         if stats.first is None:
@@ -701,9 +520,14 @@ def _mark_status(block: bytes, keys: list[bytes]) -> None:
             keys[line] += b" <" + m.group(1) + b"xx>"
 
 
-def _fill_after(ex: Exemplar, raw: list[bytes], start: int) -> bool:
-    """The lines after an exemplar, from ``raw``; whether it still waits for more."""
-    take = raw[start:start + ex.need_after]
-    ex.after.extend(decode(line, 400) for line in take)
-    ex.need_after -= len(take)
-    return ex.need_after > 0
+def _texts(new: list[bytes], keys: list[bytes], raw: list[bytes], block: bytes,
+           max_line: int) -> list[str]:
+    """A line of each new key, decoded (the last of the block's lines with that key).
+    When every line is a new key, the whole block is decoded at once (``block``: its
+    lines are all shorter than the limit)."""
+    if len(new) == len(keys) and block:
+        texts = block.decode("utf-8", "replace").split("\n")
+        texts.pop()
+        return [text.rstrip("\r") for text in texts] if b"\r" in block else texts
+    sample = dict(zip(keys, raw, strict=True))
+    return [decode(sample[key], max_line) for key in new]

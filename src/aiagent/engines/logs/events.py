@@ -12,6 +12,11 @@ BLANK, LINE, FRAME_TAIL, CONTINUATION = range(4)
 (an exception line, a Go function line) when it follows one; a continuation line."""
 
 
+
+def decode(line: bytes, limit: int = 1000) -> str:
+    """A line's text, cut to ``limit`` characters."""
+    return line[:limit * 4].decode("utf-8", "replace")[:limit].rstrip("\r")
+
 @dataclass(slots=True, eq=False)
 class KeyInfo:
     """What every line with the same masked shape has in common (one object for all the

@@ -162,7 +162,7 @@ class TemplateMiner:
             self._merge(cluster, tokens)
         event = self._event(cluster, tokens)
         if cluster.watch:
-            self._learn(cluster, seen)
+            _learn_forms(cluster, seen)
         if len(words) == len(shapes) and message.isascii():
             self._check(cluster, shapes, tokens)
         return cluster, event
@@ -248,8 +248,8 @@ class TemplateMiner:
     def _learn_shapes(self, cluster: Cluster, shapes: list[bytes]) -> None:
         cache, inert = self._shapes, cluster.inert
         watch = list(cluster.watch)
-        self._learn(cluster, {i: cache.get(shapes[i]) or self._shaped(shapes[i], shapes[i].decode())
-                              for i in watch})  # type: ignore[arg-type]
+        _learn_forms(cluster, {i: cache.get(shapes[i]) or self._shaped(shapes[i], shapes[i].decode())
+                               for i in watch})  # type: ignore[arg-type]
         for i in cluster.watch:
             known = inert.get(i)
             if known is None:
@@ -442,25 +442,6 @@ class TemplateMiner:
         token = cluster.tokens[i]
         return _RUNS.sub(VAR, self._inner.sub(VAR, token))
 
-    def _learn(self, cluster: Cluster, seen: list[tuple[str, str]]) -> None:
-        """What the forms at the VARIED places of ``cluster`` share, with this message."""
-        done = []
-        for i in cluster.watch:
-            form = seen[i][1]
-            if cluster.forms[i] == form:
-                continue
-            cluster.forms[i] = None
-            pre, suf = cluster.prefix[i], cluster.suffix[i]
-            if pre and not form.startswith(pre):
-                pre = cluster.prefix[i] = os.path.commonprefix([pre, form])
-            if suf and not form.endswith(suf):
-                suf = cluster.suffix[i] = os.path.commonprefix([suf[::-1], form[::-1]])[::-1]
-            if not pre and not suf:
-                done.append(i)
-        for i in done:
-            cluster.watch.remove(i)
-            cluster.probe = None
-
     def _forget(self) -> None:
         """Too many templates (a log of unique lines): forget the less seen half."""
         ranked = sorted(self.clusters.values(), key=lambda c: c.count)
@@ -492,6 +473,26 @@ class TemplateMiner:
             if i < len(cluster.seps):
                 out.append(cluster.seps[i])
         return _RUNS.sub(VAR, "".join(out))
+
+
+def _learn_forms(cluster: Cluster, seen: list[tuple[str, str]]) -> None:
+    """What the forms at the VARIED places of ``cluster`` share, with this message."""
+    done = []
+    for i in cluster.watch:
+        form = seen[i][1]
+        if cluster.forms[i] == form:
+            continue
+        cluster.forms[i] = None
+        pre, suf = cluster.prefix[i], cluster.suffix[i]
+        if pre and not form.startswith(pre):
+            pre = cluster.prefix[i] = os.path.commonprefix([pre, form])
+        if suf and not form.endswith(suf):
+            suf = cluster.suffix[i] = os.path.commonprefix([suf[::-1], form[::-1]])[::-1]
+        if not pre and not suf:
+            done.append(i)
+    for i in done:
+        cluster.watch.remove(i)
+        cluster.probe = None
 
 
 def _picker(places: list[int]) -> Callable[[list[bytes]], tuple[bytes, ...]]:

@@ -56,8 +56,8 @@ def change(analysis: Analyzer, stats: ClusterStats) -> dict[str, Any]:
 
 
 def _span(analysis: Analyzer) -> tuple[float | None, float | None]:
-    if analysis.timed:
-        return analysis.start_at, analysis.end_at
+    if analysis.time.timed:
+        return analysis.time.start_at, analysis.time.end_at
     return 1.0, float(analysis.lines)
 
 
@@ -72,8 +72,8 @@ def build(analysis: Analyzer, source: LogSource) -> dict[str, Any]:
     points = _change_points(analysis, int(cfg["max_change_points"]))
     report: dict[str, Any] = {
         "input": _input(analysis, source),
-        "time_range": {"axis": "time" if analysis.timed else "line",
-                       "start": iso(analysis.start_at), "end": iso(analysis.end_at)},
+        "time_range": {"axis": "time" if analysis.time.timed else "line",
+                       "start": iso(analysis.time.start_at), "end": iso(analysis.time.end_at)},
         "levels": {LEVELS[rank]: n for rank, n in sorted(analysis.levels.items(), reverse=True)
                    if n > 0},
         "clusters": [_cluster(analysis, c, changes[c.cluster_id])
@@ -119,7 +119,7 @@ def _brief(analysis: Analyzer, stats: ClusterStats) -> dict[str, Any]:
 def _where(analysis: Analyzer, value: float | None) -> Any:
     if value is None:
         return None
-    return iso(value) if analysis.timed else int(value)
+    return iso(value) if analysis.time.timed else int(value)
 
 
 def _cluster(analysis: Analyzer, stats: ClusterStats, changed: dict[str, Any]) -> dict[str, Any]:
@@ -170,8 +170,8 @@ def _change_points(analysis: Analyzer, limit: int) -> list[dict[str, Any]]:
 def _timeline(analysis: Analyzer) -> dict[str, Any]:
     rows = [{"start": _where(analysis, at), **{k: round(v) for k, v in counts.items()}}
             for at, counts in analysis.timeline.buckets()]
-    return {"bucket": analysis.timeline.width if analysis.timed else int(analysis.timeline.width),
-            "unit": "seconds" if analysis.timed else "lines", "buckets": rows}
+    return {"bucket": analysis.timeline.width if analysis.time.timed else int(analysis.timeline.width),
+            "unit": "seconds" if analysis.time.timed else "lines", "buckets": rows}
 
 
 def severity(analysis: Analyzer, points: list[dict[str, Any]]) -> tuple[str, list[str]]:
