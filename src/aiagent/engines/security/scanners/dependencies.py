@@ -13,8 +13,8 @@ from aiagent.engines.security.deps.osv_online import online_records
 from aiagent.engines.security.deps.osvdb import (
     AdvisoryIndex,
     AdvisorySource,
-    BundledAdvisories,
     OsvDatabase,
+    bundled_advisories,
     merge_records,
 )
 from aiagent.engines.security.deps.osvmatch import fixed_versions, is_affected
@@ -76,7 +76,7 @@ class DependencyScanner:
         return sorted(seen.values(), key=lambda p: (p.file, p.line, p.name))
 
     def _advisories(self, ctx: ScanContext) -> AdvisoryIndex:
-        sources: list[AdvisorySource] = [BundledAdvisories()]
+        sources: list[AdvisorySource] = [bundled_advisories()]
         if ctx.osv_db is not None and ctx.osv_db.is_file():
             sources.append(OsvDatabase(ctx.osv_db))  # merged: the newer copy of an id wins
         return AdvisoryIndex(sources)
