@@ -227,7 +227,7 @@ def commands(path: Path) -> dict[str, list[str]]:
 def speed(lines: int, runs: int) -> None:
     print(f"\nspeed on generated {lines:,}-line logs: the median of {runs} runs, each in a "
           "fresh process (CPU = user+sys of that process; RSS = its peak)")
-    print(f"{'log':<24}{'what':<30}{'CPU s':>7}{'x drain3':>9}{'MB/CPU-s':>10}"
+    print(f"{'log':<27}{'what':<30}{'CPU s':>7}{'x drain3':>9}{'MB/CPU-s':>10}"
           f"{'lines/CPU-s':>13}{'RSS MB':>8}")
     env = {**os.environ, "OLLAMA_HOST": "127.0.0.1:9", "NO_COLOR": "1"}  # no model: static
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
@@ -246,7 +246,7 @@ def speed(lines: int, runs: int) -> None:
         for who, results in got.items():
             cpu = statistics.median(c for c, _ in results)
             rss = statistics.median(r for _, r in results)
-            print(f"{kind + f' ({size:.0f} MB)':<24}{who:<30}{cpu:>7.2f}{drain / cpu:>9.2f}"
+            print(f"{kind + f' ({size:.0f} MB)':<27}{who:<30}{cpu:>7.2f}{drain / cpu:>9.2f}"
                   f"{size / cpu:>10.1f}{lines / cpu:>13,.0f}{rss:>8.0f}", flush=True)
 
 
