@@ -16,14 +16,6 @@ from aiagent.testing import FakeLLM, ToolCall, Turn
 FIRST_COST = 5000 * 3e-6 + 100 * 15e-6
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    (folder / "notes.txt").write_text("hello world\n")
-    return folder
-
-
 def script(project: Path) -> list[Turn]:
     """A first response that reports 5000 + 100 tokens and calls a tool; the second
     request (about 4000 tokens of prompt and tools) would pass a 6000-token budget."""

@@ -33,14 +33,6 @@ def tool_script(path: Path) -> list[Turn]:
     ]
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    (folder / "notes.txt").write_text("hello world\n")
-    return folder
-
-
 @pytest.mark.parametrize("provider", ["anthropic", "openai", "ollama"])
 def test_text_output_is_only_the_answer(run_cli, project: Path, provider: str) -> None:
     with FakeLLM(tool_script(project / "notes.txt")) as fake:

@@ -26,14 +26,6 @@ def env_for(fake: FakeLLM, clean_env: dict[str, str]) -> dict[str, str]:
     return {**clean_env, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY}
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    (folder / "notes.txt").write_text("hello world\n")
-    return folder
-
-
 # ---- unreadable folders ------------------------------------------------------------------
 
 

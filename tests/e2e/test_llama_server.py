@@ -20,6 +20,7 @@ import http.client
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -323,7 +324,6 @@ def test_agent_eval_harness_runs_on_the_real_model(llama: Server, clean_env: dic
     assert proc.returncode == 0, proc.stderr
     last = proc.stdout.strip().splitlines()[-1]
     assert last in ("pass rate: 0/1", "pass rate: 1/1"), proc.stdout
-    import sqlite3
     db = sqlite3.connect(out / "results.sqlite")
     try:
         key, attempts, tokens, exits = db.execute(

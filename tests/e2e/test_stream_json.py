@@ -17,14 +17,6 @@ from aiagent.testing import FakeLLM, ToolCall, Turn
 STREAM = ("--headless", "-o", "stream-json", "--model", MODEL)
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    (folder / "notes.txt").write_text("hello world\n")
-    return folder
-
-
 def tool_script(path: Path) -> list[Turn]:
     return [Turn(text="I will read the file.", usage=(1000, 50),
                  tool_calls=[ToolCall("read_file", {"file_path": str(path)}, id="call_1")]),

@@ -58,7 +58,7 @@ class BatchModel:
 
 def run_batch(req: BatchRequest, progress: Callable[[int], Any] | None = None) -> dict[str, Any]:
     """Run the batch; the summary (also written to DIR). ``progress(total)`` gives an
-    object with ``result(result)`` and ``close()`` (see :mod:`.progress`)."""
+    object with ``result(result)`` and ``close()`` (the CLI's is :mod:`aiagent.frontends.cli.batch_progress`)."""
     if req.job not in JOBS:
         raise BatchError(f"unknown job {req.job!r} (known: {', '.join(JOBS)})")
     try:

@@ -160,7 +160,7 @@ class TemplateMiner:
         elif sum(map(str.__eq__, cluster.tokens, tokens)) + cluster.tokens.count(VARIED) \
                 < len(tokens):  # differs somewhere it did not vary yet
             self._merge(cluster, tokens)
-        event = self._event(cluster, tokens)
+        event = self._event_of(cluster, tuple(tokens[i] for i in cluster.keyed))
         if cluster.watch:
             _learn_forms(cluster, seen)
         if len(words) == len(shapes) and message.isascii():
@@ -237,13 +237,7 @@ class TemplateMiner:
     def _keyed(self, cluster: Cluster, shapes: list[bytes]) -> int:
         """The event of a message the fast path gave ``cluster``, by its keyed words."""
         checks = cluster.checks
-        key = tuple([checks[i][shapes[i]] for i in cluster.keyed])
-        event = cluster.events.get(key)
-        if event is None:
-            event = cluster.events[key] = self._next
-            self._next += 1
-            self._events[event] = (cluster, key)
-        return event
+        return self._event_of(cluster, tuple([checks[i][shapes[i]] for i in cluster.keyed]))
 
     def _learn_shapes(self, cluster: Cluster, shapes: list[bytes]) -> None:
         cache, inert = self._shapes, cluster.inert
@@ -429,8 +423,8 @@ class TemplateMiner:
                 del self._events[event]
         cluster.events = events
 
-    def _event(self, cluster: Cluster, tokens: tuple[str, ...]) -> int:
-        key = tuple(tokens[i] for i in cluster.keyed)
+    def _event_of(self, cluster: Cluster, key: tuple[str, ...]) -> int:
+        """The event of ``cluster`` for the words at its keyed places (a new one if unseen)."""
         event = cluster.events.get(key)
         if event is None:
             event = cluster.events[key] = self._next

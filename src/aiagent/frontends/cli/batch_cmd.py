@@ -65,7 +65,7 @@ def batch(job: str, repos: Path, out: Path, engine: str, ray_address: str | None
           model_name: str | None) -> None:
     """Run JOB (security-audit, wiki, code-review, log-analysis) over many repositories."""
     from aiagent.app.batch import BatchError, BatchRequest, Limits, LlmLimits, run_batch
-    from aiagent.app.batch.progress import BatchProgress
+    from aiagent.frontends.cli.batch_progress import BatchProgress
     from aiagent.frontends.cli.errors import EXIT_GATE, EXIT_USAGE
 
     if ray_address and engine != "ray":
