@@ -106,6 +106,38 @@ def test_reload_keeps_the_history(page: Any) -> None:
     assert page.locator(".sessions li.current").count() == 1
 
 
+def test_a_message_typed_while_a_new_session_opens_goes_to_it(page: Any, served: Served) -> None:
+    # the page's fetch of a session's history is held back 1.5 s, so the message is typed
+    # while "New chat" is still opening: it must wait for it, land in the new session and stay
+    page.evaluate("""() => {
+        const real = window.fetch;
+        window.fetch = async (url, options) => {
+            const response = await real(url, options);
+            if (/\\/api\\/sessions\\/[^/]+$/.test(url) && (!options || options.method === "GET"))
+                await new Promise((done) => setTimeout(done, 1500));
+            return response;
+        };
+    }""")
+    old = page.evaluate("() => sessionStorage.getItem('aiagent.session')")
+    served.fake.push(Turn(text="answered in the new one"))
+    page.click("#clear")
+    page.fill("#input", "typed at once")
+    page.press("#input", "Enter")
+    page.locator(".msg.assistant", has_text="answered in the new one").wait_for()
+    assert page.locator(".msg.user").all_inner_texts() == ["typed at once"]
+    new = page.evaluate("() => sessionStorage.getItem('aiagent.session')")
+    assert new != old
+    with served.client() as c:
+        texts = [b.get("text") for m in c.get(f"/api/sessions/{new}").json()["messages"] for b in m["content"]]
+        assert "typed at once" in texts
+        if old:
+            old_texts = [b.get("text") for m in c.get(f"/api/sessions/{old}").json()["messages"]
+                         for b in m["content"]]
+            assert "typed at once" not in old_texts
+    page.reload()
+    page.wait_for_selector(".msg.user:text('typed at once')")
+
+
 def test_stop_with_escape(page: Any, served: Served) -> None:
     served.fake.push(Turn(text="long one", tool_calls=[ToolCall(
         "shell_command", {"command": "echo started-long; sleep 30"})]))

@@ -9,6 +9,7 @@ const state = {
   tools: new Map(),  // tool call id -> its block
   cards: new Map(),  // approval id -> its card
   images: [],        // attached to the next message: {name, data (a data: URL)}
+  opening: Promise.resolve(),  // the session being opened: a message waits for it
 };
 
 // ---- tiny DOM helpers --------------------------------------------------------------
@@ -217,13 +218,27 @@ async function deleteSession(s) {
   else await loadSessions();
 }
 
-async function newSession() {
-  const picker = $("engine");
-  const created = await apiJson("POST", "/api/sessions", picker.hidden ? {} : { engine: picker.value });
-  await openSession(created.id);
+// Opening a session replaces the view once its history arrives; a message typed meanwhile
+// waits for that (send awaits state.opening), so it goes to the session on screen and stays.
+function opening(work) {
+  const pending = work();
+  state.opening = pending.catch(() => {});
+  return pending;
 }
 
-async function openSession(id) {
+function newSession() {
+  return opening(async () => {
+    const picker = $("engine");
+    const created = await apiJson("POST", "/api/sessions", picker.hidden ? {} : { engine: picker.value });
+    await showSession(created.id);
+  });
+}
+
+function openSession(id) {
+  return opening(() => showSession(id));
+}
+
+async function showSession(id) {
   const data = await apiJson("GET", "/api/sessions/" + id);
   state.session = id;
   sessionStorage.setItem("aiagent.session", id);
@@ -485,6 +500,7 @@ function pastedImages(e) {
 }
 
 async function send(text) {
+  await state.opening;
   if (!text.trim() || state.running) return;
   if (!state.session) await newSession();
   const images = state.images.splice(0);
