@@ -198,12 +198,15 @@ class Analyzer:
         self.time.stamps.clear()
 
     def _classify(self, text: str) -> KeyInfo:
+        """A new line's cluster, level and kind. A line in the header format is a record;
+        only another may continue an event (a frame, the exception line under one)."""
         if not text or text.isspace():
             return BLANK_INFO
-        if self.rules.continuation.match(text):
+        m = self.parser.headed(text)
+        if m is None and self.rules.continuation.match(text):
             return CONTINUATION_INFO
-        message, name, shape, fmt = self.parser.quick(text)  # the header's fields: not needed
-        kind = ev.FRAME_TAIL if self.rules.after_frame.match(text) else ev.LINE
+        message, name, shape, fmt = self.parser.quick_headed(text, m)  # (no other field)
+        kind = ev.FRAME_TAIL if m is None and self.rules.after_frame.match(text) else ev.LINE
         if not message or len(message) > 2000:
             message, shape = (message or text)[:2000], None
         return self._info(self.miner.add(message, name, shape), name, kind, fmt, message)
@@ -211,7 +214,13 @@ class Analyzer:
     def _classify_many(self, texts: list[str]) -> list[KeyInfo]:
         """:meth:`_classify` for many lines, their messages mined together."""
         infos: list[KeyInfo] = [BLANK_INFO] * len(texts)
-        kinds = list(map(self.rules.line_kind.match, texts))  # (None: an ordinary line)
+        fmt = self.parser.headers.format
+        found = list(map(fmt.quick.match, texts)) if fmt is not None else [None] * len(texts)
+        kinds: list[re.Match[str] | None] = [None] * len(texts)  # (None: an ordinary line)
+        if None in found:  # lines not in the header format: which continue an event
+            line_kind = self.rules.line_kind.match
+            kinds = [line_kind(text) if m is None else None
+                     for text, m in zip(texts, found, strict=True)]
         if all(texts) and not any(map(str.isspace, texts)) \
                 and all(m.lastgroup == "after_frame" for m in filter(None, kinds)):
             todo: list[int] | range = range(len(texts))  # (the usual case: no blank, no frame)
@@ -220,14 +229,15 @@ class Analyzer:
             todo = []
             for n, text in enumerate(texts):
                 if text and not text.isspace():
-                    found = kinds[n]
-                    if found is not None and found.lastgroup == "continuation":
+                    got = kinds[n]
+                    if got is not None and got.lastgroup == "continuation":
                         infos[n] = CONTINUATION_INFO
                     else:
                         todo.append(n)
             lines = [texts[n] for n in todo]
+            found = [found[n] for n in todo]
         formats: list[str] = []
-        messages, names, shapes = self.parser.quick_many(lines, formats)
+        messages, names, shapes = self.parser.quick_many(lines, formats, found)
         if not all(messages) or max(map(len, messages), default=0) > 2000:
             for j, message in enumerate(messages):
                 if not message or len(message) > 2000:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import re
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -68,12 +69,22 @@ class LineParser:
         fmt = self.headers.format
         self._has_level = fmt is not None and "level" in fmt.rx.groupindex
 
-    def quick(self, line: str) -> tuple[str, str, bytes | None, str]:
-        """The message, level, shape (its digits all 0: :meth:`TemplateMiner.add`) and
-        format name of a line: what mining needs, no other field, no time."""
+    def headed(self, line: str) -> re.Match[str] | None:
+        """The learnt header format's match of ``line`` (None: not a line of it)."""
         fmt = self.headers.format
-        m = fmt.quick.match(line) if fmt is not None else None
-        if m is None:
+        return fmt.quick.match(line) if fmt is not None else None
+
+    def quick(self, line: str) -> tuple[str, str, bytes | None, str]:
+        """The message, level, shape (its digits all 0: :meth:`TemplateMiner.add`; None
+        when the line is not in the header format) and format name of a line: what mining
+        needs, no other field, no time."""
+        return self.quick_headed(line, self.headed(line))
+
+    def quick_headed(self, line: str, m: re.Match[str] | None
+                     ) -> tuple[str, str, bytes | None, str]:
+        """:meth:`quick`, the line's :meth:`headed` known."""
+        fmt = self.headers.format
+        if m is None or fmt is None:
             split = self.split(line)
             return split.message, split.level, None, split.format
         if self._has_level:
@@ -103,27 +114,30 @@ class LineParser:
             self._levels[key] = level
         return message, level, shape, fmt.name  # type: ignore[union-attr]
 
-    def quick_many(self, lines: list[str], formats: list[str] | None = None
+    def quick_many(self, lines: list[str], formats: list[str] | None = None,
+                   found: list[re.Match[str] | None] | None = None
                    ) -> tuple[list[str], list[str], list[bytes | None]]:
         """:meth:`quick` for many lines: their messages, levels and shapes (and format
         names, appended to ``formats``). One loop; a line in the learnt format whose level
-        field names a level is taken at once while no line has a fatal hint."""
+        field names a level is taken at once while no line has a fatal hint. ``found``:
+        :meth:`headed` of each line, if known."""
         fmt = self.headers.format
         messages: list[str] = []
         levels: list[str] = []
         shapes: list[bytes | None] = []
+        if found is None:
+            found = list(map(fmt.quick.match, lines)) if fmt is not None else [None] * len(lines)
         if fmt is None or not self._has_level or not self.no_fatal:
-            for line in lines:
-                message, level, shape, name = self.quick(line)
+            for line, m in zip(lines, found, strict=True):
+                message, level, shape, name = self.quick_headed(line, m)
                 messages.append(message)
                 levels.append(level)
                 shapes.append(shape)
                 if formats is not None:
                     formats.append(name)
             return messages, levels, shapes
-        match, named, quick, fmt_name = fmt.quick.match, self._named, self.quick, fmt.name
-        for line in lines:
-            m = match(line)
+        named, quick, fmt_name = self._named, self.quick_headed, fmt.name
+        for line, m in zip(lines, found, strict=True):
             if m is not None:
                 message, field = m.group("msg", "level")
                 known = named.get(field)
@@ -134,7 +148,7 @@ class LineParser:
                     if formats is not None:
                         formats.append(fmt_name)
                     continue
-            message, level, shape, name = quick(line)
+            message, level, shape, name = quick(line, m)
             messages.append(message)
             levels.append(level)
             shapes.append(shape)
