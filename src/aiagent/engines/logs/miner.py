@@ -49,8 +49,10 @@ DIGITS = bytes.maketrans(b"123456789", b"000000000")
 INDEXED = 16  # templates of a level and length compared one by one; past that, indexed
 CHECK_SHAPES = 16  # shapes a fixed place of a template remembers for the fast path
 Pick = Callable[[list[bytes]], tuple[bytes, ...]]
-Probe = tuple[Pick, tuple[dict[bytes, str], ...], int, int, Pick, tuple[set[bytes], ...],
-              Pick, tuple[set[bytes], ...], set[tuple[bytes, ...]], set[tuple[bytes, ...]]]
+# what a template's shapes said of the words at its fixed places, then its watched ones
+FAILS, FITS, TEACHES = 0, 1, 2  # … they fit, and a watched place holds a shape new to it
+Probe = tuple[Pick, tuple[dict[bytes, str], ...], int, int, tuple[set[bytes], ...],
+              Pick, tuple[set[bytes], ...], dict[tuple[bytes, ...], int]]
 
 
 @dataclass(slots=True)
@@ -181,31 +183,30 @@ class TemplateMiner:
         if group is None:
             group = self._group(key)
         best: Cluster | None = None
-        chosen: Probe | None = None
+        chosen: tuple[Probe, tuple[bytes, ...], int] | None = None
         most, sim = 0, self.sim
         for cluster in group:
             probe = cluster.probe or _probe(cluster, sim)
-            pick, checks, fixed, allowed, _, _, vary, wild, passed, failed = probe
-            picked = pick(shapes)
-            if picked not in passed:  # (the shapes at the fixed places, as seen before)
-                if picked in failed:
-                    continue
-                known = passed if all(map(dict.__contains__, checks, picked)) else failed
-                if len(known) >= CACHE_LIMIT:
-                    known.clear()
-                known.add(picked)
-                if known is failed:
-                    continue
+            picked = probe[0](shapes)  # (the shapes at its fixed places, then watched ones)
+            verdict = probe[7].get(picked)
+            if verdict is None:
+                verdict = _verdict(probe, picked)
+            if verdict == FAILS:
+                continue
+            _, _, fixed, allowed, _, vary, wild, _ = probe
             if allowed < len(wild) and len(wild) - sum(map(set.__contains__, wild, vary(shapes))) \
                     > allowed and not self._close(cluster, shapes, fixed):
                 continue  # (more varied places hold a word of a new shape than may differ)
             if best is None or fixed > most or (fixed == most and cluster.count > best.count):
-                best, most, chosen = cluster, fixed, probe
+                best, most, chosen = cluster, fixed, (probe, picked, verdict)
         if best is None or chosen is None:
             return None
         event = self._keyed(best, shapes) if best.keyed else best.events[()]
-        if best.watch and not all(map(set.__contains__, chosen[5], chosen[4](shapes))):
-            self._learn_shapes(best, shapes)  # (a varied place holds a shape new to it)
+        probe, picked, verdict = chosen
+        if verdict == TEACHES:  # (a watched place holds a shape new to it)
+            self._learn_shapes(best, shapes)
+            if best.probe is probe:  # (what it says now)
+                _verdict(probe, picked)
         return best, event
 
     def _group(self, key: tuple[str, int, bytes]) -> list[Cluster]:
@@ -529,10 +530,27 @@ def _probe(cluster: Cluster, sim: float) -> Probe:
         allowed += 1
     if fixed >= sim * len(cluster.tokens):  # similar enough whatever the varied places hold
         allowed = len(varied)
-    probe: Probe = (_picker(places), tuple(cluster.checks[i] for i in places), fixed, allowed,
-                    _picker(watch), inert, _picker(varied), wild, set(), set())
+    probe: Probe = (_picker(places + watch), tuple(cluster.checks[i] for i in places), fixed,
+                    allowed, inert, _picker(varied), wild, {})
     cluster.probe = probe
     return probe
+
+
+def _verdict(probe: Probe, picked: tuple[bytes, ...]) -> int:
+    """What the shapes ``picked`` by a probe say (FAILS, FITS or TEACHES), remembered.
+    A shape a fixed place has not seen fails; one a watched place has not seen teaches
+    (once learnt, :meth:`TemplateMiner._learn_shapes` says it fits)."""
+    _, checks, fixed, _, inert, _, _, verdicts = probe
+    if not all(map(dict.__contains__, checks, picked)):
+        verdict = FAILS
+    elif all(map(set.__contains__, inert, picked[fixed:])):
+        verdict = FITS
+    else:
+        verdict = TEACHES
+    if len(verdicts) >= CACHE_LIMIT:
+        verdicts.clear()
+    verdicts[picked] = verdict
+    return verdict
 
 
 def _vary(cluster: Cluster, i: int, form: str) -> None:

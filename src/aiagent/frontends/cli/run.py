@@ -10,16 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from aiagent.agent.core.images import ImageInputError
-from aiagent.agent.core.session import SessionRequest
-from aiagent.app import Application
-from aiagent.contracts.providers import AuthError
-from aiagent.frontends.cli.piped import Piped, read_piped
-from aiagent.frontends.headless import run_headless
 from aiagent.infra.config.settings import ConfigError, Settings
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (the agent's modules load only for a run of the agent: start-up)
     from aiagent.contracts.messages import ImageBlock
+    from aiagent.frontends.cli.piped import Piped
 
 EXIT_USAGE = 2
 STDIN_WAIT = 10.0  # seconds a silent pipe may keep a run that already has a prompt waiting
@@ -64,6 +59,8 @@ def _read_stdin(inputs: Path, first_byte_wait: float | None = None) -> Piped:
     never hangs on it.
     """
     import select
+
+    from aiagent.frontends.cli.piped import Piped, read_piped
 
     try:
         fd = sys.stdin.fileno()
@@ -145,6 +142,12 @@ def run_mode(options: dict[str, Any]) -> int:
 
 
 def run_agent(options: dict[str, Any]) -> int:
+    from aiagent.agent.core.images import ImageInputError
+    from aiagent.agent.core.session import SessionRequest
+    from aiagent.app import Application
+    from aiagent.contracts.providers import AuthError
+    from aiagent.frontends.headless import run_headless
+
     cwd = Path(options.get("cwd") or os.getcwd())
     if not cwd.is_dir():
         return fail(f"--cwd {cwd}: no such folder")
