@@ -7,6 +7,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
+from itertools import combinations
 from typing import Any
 
 
@@ -35,12 +36,9 @@ class Hint:
         start = [rx[1:] for rx in alternatives if rx.startswith("^")]
         anywhere = [rx for rx in alternatives if not rx.startswith("^")]
         heads = [_head(rx.removeprefix("^")).strip() for rx in alternatives]
-        # a head that holds another is absent when that one is: one pass fewer
-        fewest = tuple(h for h in dict.fromkeys(heads)
-                       if not any(o != h and o in h for o in heads))
         return cls(re.compile("|".join(f"(?:{rx})" for rx in start)) if start else None,
                    re.compile("|".join(f"(?:{rx})" for rx in anywhere)) if anywhere else None,
-                   fewest if all(heads) else None)
+                   _fewest(heads) if all(heads) else None)
 
     def search(self, text: str) -> bool:
         return bool((self.start is not None and self.start.match(text))
@@ -58,6 +56,36 @@ class Hint:
 
 
 _LITERAL = re.compile(r"[A-Za-z0-9 :_-]*")
+SHARED = 6  # characters two heads must share to be looked for as one
+
+
+def _fewest(heads: list[str]) -> tuple[str, ...]:
+    """Texts of which one is in any text that holds a head, as few as may be (each is
+    one pass over a block): a head that holds another is absent when that one is, and
+    two heads that share a word of ``SHARED`` characters or more (``Killed`` of
+    ``OOMKilled`` and ``Killed process``) are absent when that word is."""
+    words = list(dict.fromkeys(heads))
+    merged = True
+    while merged:
+        words = [h for h in words if not any(o != h and o in h for o in words)]
+        merged = False
+        for a, b in combinations(words, 2):
+            common = _longest_common(a, b)
+            if len(common) >= SHARED:
+                words = [w for w in words if w not in (a, b)] + [common]
+                merged = True
+                break
+    return tuple(words)
+
+
+def _longest_common(a: str, b: str) -> str:
+    best = ""
+    for i in range(len(a)):
+        for j in range(i + len(best) + 1, len(a) + 1):
+            if a[i:j] not in b:
+                break
+            best = a[i:j]
+    return best
 
 
 def _head(rx: str) -> str:
