@@ -24,6 +24,7 @@ from aiagent.frontends.tui.firstframe import banner_lines, styled_banner, where
 from aiagent.frontends.tui.frontends import make_input
 from aiagent.frontends.tui.history import show_history
 from aiagent.frontends.tui.images import PastedImages
+from aiagent.frontends.tui.lognotices import LogNotices
 from aiagent.frontends.tui.mentions import attach_mentions
 from aiagent.frontends.tui.running import run_turn
 from aiagent.frontends.tui.screen import Screen
@@ -61,6 +62,7 @@ class InteractiveApp:
         self.checkpoint = CheckpointTracker(self.say)
         self.commands = build_commands(self)
         self.skill_approvals = SkillApprovals(self.screen)
+        self.log_notices = LogNotices(self.screen)  # logged warnings: notice lines
         self.input: Any = None
         self.pasted_images = PastedImages([])  # images pasted into the prompt being written
         self._ready: asyncio.Task[None] | None = None
@@ -132,6 +134,10 @@ class InteractiveApp:
     # ---- main loop -------------------------------------------------------------------
 
     async def main(self) -> int:
+        with self.log_notices.installed():  # not on stderr, across the spinner
+            return await self._main()
+
+    async def _main(self) -> int:
 
         self.input = make_input(self)
         self.screen.use_line(self.input)

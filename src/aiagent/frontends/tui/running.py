@@ -80,7 +80,8 @@ async def _show(app: InteractiveApp, events: AsyncIterator[AgentEvent],
                         ask_line=None if screen.term.tty else line_asker(screen))
     view.start()
     try:
-        with key_reader(screen.term) as keys, app.skill_approvals.during(runner):
+        with key_reader(screen.term) as keys, app.skill_approvals.during(runner), \
+                app.log_notices.during(view):
             state = await runner.run(events, keys)
     finally:
         await view.stop()
