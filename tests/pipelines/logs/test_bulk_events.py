@@ -81,3 +81,46 @@ def test_bulk_and_one_by_one_give_the_same_report(block: int,
     assert {"error", "warning"} <= levels
     assert bulk["change_points"]
     assert any(len(ex["event"]) > 1 for c in bulk["clusters"] for ex in c["exemplars"])
+
+
+def unique_log(seed: int, odd_lines: bool) -> bytes:
+    """A log of unique lines (a session id on each), in one header format; with
+    ``odd_lines``, also a traceback and a line whose "[thread" never closes."""
+    rnd = random.Random(seed)
+    out: list[str] = []
+    t = START
+    for n in range(20000):
+        t += timedelta(milliseconds=rnd.randint(1, 300))
+        stamp = t.strftime("%Y-%m-%d %H:%M:%S,") + f"{t.microsecond // 1000:03d}"
+        level = rnd.choice(["INFO", "INFO", "WARN", "ERROR"])
+        session = "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(12))
+        out.append(f"{stamp} {level} [pool-{rnd.randint(1, 9)}] c.s.Repo - save of order "
+                   f"{rnd.randint(1, 10 ** 6)} took {rnd.randint(1, 90)}ms session {session}")
+        if odd_lines and n == 9000:
+            out += [line.format(n=7) for line in TRACE]
+            out.append(f"{stamp} ERROR [pool-unclosed c.s.Repo - half a header")
+    return ("\n".join(out) + "\n").encode()
+
+
+@pytest.mark.parametrize("odd_lines", [False, True])
+def test_a_block_read_in_one_search_gives_the_same_report(odd_lines: bool,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiagent.engines.logs.parse import LineParser
+
+    data = unique_log(9, odd_lines)
+    searched: list[bool] = []
+    quick_block = LineParser.quick_block
+
+    def counted(self: LineParser, text: str, count: int) -> Any:
+        got = quick_block(self, text, count)
+        searched.append(got is not None)
+        return got
+
+    monkeypatch.setattr(LineParser, "quick_block", counted)
+    whole = report(data, True, 1 << 16)
+    assert sum(searched) >= 10  # most blocks went the one-search way …
+    assert not odd_lines or not all(searched)  # … and the odd one line by line
+    monkeypatch.setattr(LineParser, "quick_block", lambda self, text, count: None)
+    line_by_line = report(data, True, 1 << 16)
+    assert json.dumps(whole, sort_keys=True) == json.dumps(line_by_line, sort_keys=True)
+    assert {c["level"] for c in whole["clusters"]} >= {"error", "warning"}

@@ -166,7 +166,7 @@ class Analyzer:
             infos = [self._classify(decode(raw[keys.index(key)], self.max_line)) for key in new]
         else:  # many new shapes (a log of unique lines): parsed and mined together
             infos = self._classify_many(
-                _texts(new, keys, raw, b"" if cut else block, self.max_line))
+                *_texts(new, keys, raw, b"" if cut else block, self.max_line))
         self._remember(new, infos)
 
     def _remember(self, new: list[bytes], infos: list[KeyInfo]) -> None:
@@ -211,44 +211,57 @@ class Analyzer:
             message, shape = (message or text)[:2000], None
         return self._info(self.miner.add(message, name, shape), name, kind, fmt, message)
 
-    def _classify_many(self, texts: list[str]) -> list[KeyInfo]:
-        """:meth:`_classify` for many lines, their messages mined together."""
+    def _classify_many(self, texts: list[str], whole: str | None = None) -> list[KeyInfo]:
+        """:meth:`_classify` for many lines, their messages mined together (``whole``:
+        the lines joined, each ending with a newline, if at hand)."""
         infos: list[KeyInfo] = [BLANK_INFO] * len(texts)
+        quick = self.parser.quick_block(whole, len(texts)) if whole is not None else None
+        if quick is not None:  # (the usual case: every line in the header format)
+            name = self.parser.headers.format.name  # type: ignore[union-attr]
+            kinds = [ev.LINE] * len(texts)
+            return self._mined(range(len(texts)), texts, kinds, quick, [name] * len(texts),
+                               infos)
         fmt = self.parser.headers.format
-        found = list(map(fmt.quick.match, texts)) if fmt is not None else [None] * len(texts)
-        kinds: list[re.Match[str] | None] = [None] * len(texts)  # (None: an ordinary line)
+        found: list[re.Match[str] | None] = \
+            list(map(fmt.quick.match, texts)) if fmt is not None else [None] * len(texts)
+        found_kinds: list[re.Match[str] | None] = [None] * len(texts)  # (None: an ordinary line)
         if None in found:  # lines not in the header format: which continue an event
             line_kind = self.rules.line_kind.match
-            kinds = [line_kind(text) if m is None else None
-                     for text, m in zip(texts, found, strict=True)]
-        if all(texts) and not any(map(str.isspace, texts)) \
-                and all(m.lastgroup == "after_frame" for m in filter(None, kinds)):
-            todo: list[int] | range = range(len(texts))  # (the usual case: no blank, no frame)
-            lines = texts
-        else:
-            todo = []
+            found_kinds = [line_kind(text) if m is None else None
+                           for text, m in zip(texts, found, strict=True)]
+        todo: list[int] | range = range(len(texts))
+        if not all(texts) or any(map(str.isspace, texts)) \
+                or any(m.lastgroup == "continuation" for m in filter(None, found_kinds)):
+            todo = []  # (blank lines and continuations are not mined)
             for n, text in enumerate(texts):
                 if text and not text.isspace():
-                    got = kinds[n]
+                    got = found_kinds[n]
                     if got is not None and got.lastgroup == "continuation":
                         infos[n] = CONTINUATION_INFO
                     else:
                         todo.append(n)
-            lines = [texts[n] for n in todo]
-            found = [found[n] for n in todo]
+            texts, found = [texts[n] for n in todo], [found[n] for n in todo]
+        kinds = [ev.LINE if found_kinds[n] is None else ev.FRAME_TAIL for n in todo]
         formats: list[str] = []
-        messages, names, shapes = self.parser.quick_many(lines, formats, found)
+        quick = self.parser.quick_many(texts, formats, found)
+        return self._mined(todo, texts, kinds, quick, formats, infos)
+
+    def _mined(self, todo: list[int] | range, lines: list[str], kinds: list[int],
+               quick: tuple[list[str], list[str], list[bytes | None]], formats: list[str],
+               infos: list[KeyInfo]) -> list[KeyInfo]:
+        """``infos`` with those of the lines ``todo`` (their texts: ``lines``) set: their
+        messages, levels and shapes (``quick``, in the same order) mined together."""
+        messages, names, shapes = quick
         if not all(messages) or max(map(len, messages), default=0) > 2000:
             for j, message in enumerate(messages):
-                if not message or len(message) > 2000:
+                if not message or len(message) > 2000:  # (an empty message: the line's text)
                     messages[j], shapes[j] = (message or lines[j])[:2000], None
         events = self.miner.add_many(messages, names, shapes)
         known, info = self._infos.get, self._info
         for j, n in enumerate(todo):
-            kind = ev.LINE if kinds[n] is None else ev.FRAME_TAIL
-            got = known((events[j], RANK[names[j]], kind, formats[j]))  # (as _info would)
+            got = known((events[j], RANK[names[j]], kinds[j], formats[j]))  # (as _info would)
             infos[n] = got if got is not None else \
-                info(events[j], names[j], kind, formats[j], messages[j])
+                info(events[j], names[j], kinds[j], formats[j], messages[j])
         return infos
 
     def _info(self, cluster: int, name: str, kind: int, fmt: str, message: str) -> KeyInfo:
@@ -388,7 +401,9 @@ class Analyzer:
         stats.events += 1
         first_error = info.level >= ERROR and self.first_error is None
         keep = stats.first is None or first_error or self._rng.random() * stats.events < 1
-        if not keep and info.kind == ev.LINE and self._one_line(i, raw, keys):
+        after = self._keys.get(keys[i + 1]) if i + 1 < len(raw) else None
+        if not keep and info.kind == ev.LINE and after is not None and after.kind == ev.LINE:
+            # (a one-line event: the next line is known to be an ordinary one)
             at = self.time.head_time(keys[i], raw[i])
             if at is not None:  # counted only: no lines kept, no context needed
                 self.time.arrive(stats, info.level, self.lines + i + 1, at)
@@ -495,12 +510,6 @@ class Analyzer:
         time.tally(clusters, tally, origin)
         return start
 
-    def _one_line(self, i: int, raw: list[bytes], keys: list[bytes]) -> bool:
-        """Whether the event led by line ``i`` ends with it (the next line is known to be
-        an ordinary one in this block)."""
-        after = self._keys.get(keys[i + 1]) if i + 1 < len(raw) else None
-        return after is not None and after.kind == ev.LINE
-
     def _keep(self, stats: ClusterStats, ex: Exemplar, first_error: bool) -> None:
         if stats.first is None:
             stats.first = ex
@@ -531,13 +540,17 @@ def _mark_status(block: bytes, keys: list[bytes]) -> None:
 
 
 def _texts(new: list[bytes], keys: list[bytes], raw: list[bytes], block: bytes,
-           max_line: int) -> list[str]:
+           max_line: int) -> tuple[list[str], str | None]:
     """A line of each new key, decoded (the last of the block's lines with that key).
     When every line is a new key, the whole block is decoded at once (``block``: its
-    lines are all shorter than the limit)."""
+    lines are all shorter than the limit), and given too when it has no carriage return
+    (:meth:`LineParser.quick_block`)."""
     if len(new) == len(keys) and block:
-        texts = block.decode("utf-8", "replace").split("\n")
+        whole = block.decode("utf-8", "replace")
+        texts = whole.split("\n")
         texts.pop()
-        return [text.rstrip("\r") for text in texts] if b"\r" in block else texts
+        if b"\r" in block:
+            return [text.rstrip("\r") for text in texts], None
+        return texts, whole
     sample = dict(zip(keys, raw, strict=True))
-    return [decode(sample[key], max_line) for key in new]
+    return [decode(sample[key], max_line) for key in new], None

@@ -29,6 +29,7 @@ class Format:
     rx: re.Pattern[str]
     columns: tuple[str, ...]  # the groups that become columns (time parts and msg aside)
     quick: re.Pattern[str]  # the same lines matched alike, only msg and level captured
+    block: re.Pattern[str]  # ``quick`` for many lines at once (``re.MULTILINE``)
 
 
 @functools.cache
@@ -43,7 +44,9 @@ def catalogue() -> tuple[tuple[Format, ...], dict[str, Any]]:
             text = text.replace("{" + macro + "}", value)
         rx = re.compile(text)
         columns = tuple(g for g in rx.groupindex if g not in TIME_GROUPS and g != "msg")
-        formats.append(Format(name, rx, columns, _quick(rx)))
+        quick = _quick(rx)
+        formats.append(Format(name, rx, columns, quick,
+                              re.compile(quick.pattern, quick.flags | re.MULTILINE)))
     return tuple(formats), raw["detect"]
 
 

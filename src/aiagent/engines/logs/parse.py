@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
+from operator import itemgetter
 from typing import IO
 
 from aiagent.engines.logs.formats import level_of, named_level, parse_line
@@ -95,7 +96,7 @@ class LineParser:
         if self.no_fatal and field is not None:  # level_of: the field's level, no hint
             named = self._named.get(field)
             if named is not None:
-                return message, named, shape, fmt.name  # type: ignore[union-attr]
+                return message, named, shape, fmt.name
         key = (field, shape)
         level = self._levels.get(key)
         if level is None:
@@ -112,7 +113,7 @@ class LineParser:
             else:  # (level_of, the usual case)
                 level = "fatal" if self.rules.fatal_hint.search(message) else named
             self._levels[key] = level
-        return message, level, shape, fmt.name  # type: ignore[union-attr]
+        return message, level, shape, fmt.name
 
     def quick_many(self, lines: list[str], formats: list[str] | None = None,
                    found: list[re.Match[str] | None] | None = None
@@ -155,6 +156,28 @@ class LineParser:
             if formats is not None:
                 formats.append(name)
         return messages, levels, shapes
+
+    def quick_block(self, text: str, count: int
+                    ) -> tuple[list[str], list[str], list[bytes | None]] | None:
+        """:meth:`quick_many` for the ``count`` lines of ``text`` (each ending with a
+        newline, no carriage return) when each is in the learnt format with a level field
+        that names a level and no line has a fatal hint: one search over the text, no
+        match object per line. None otherwise (or when a match ran past its line's end:
+        fewer matches than lines), for :meth:`quick_many` to do it line by line."""
+        fmt = self.headers.format
+        if fmt is None or not self._has_level or not self.no_fatal:
+            return None
+        found = fmt.block.findall(text)
+        if len(found) != count:
+            return None
+        groups = fmt.block.groupindex
+        levels = list(map(self._named.get, map(itemgetter(groups["level"] - 1), found)))
+        if None in levels:
+            return None
+        messages = list(map(itemgetter(groups["msg"] - 1), found))
+        shapes: list[bytes | None] = [message.encode("utf-8", "surrogatepass").translate(DIGITS)
+                                      for message in messages]
+        return messages, levels, shapes  # type: ignore[return-value]
 
     def split(self, line: str) -> Split:
         got = self.headers.split(line)
