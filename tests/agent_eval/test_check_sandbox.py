@@ -207,3 +207,12 @@ def test_an_older_results_file_says_its_checks_ran_unsandboxed(tmp_path: Path,
         assert [r["checks"] for r in results.rows()] == ["unsandboxed"]
     finally:
         results.close()
+
+
+def test_the_report_says_when_a_resumed_run_mixes_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    from run import checks_summary  # type: ignore[import-not-found]
+
+    rows = [{"checks": "sandboxed: bubblewrap"}] * 3 + [{"checks": "unsandboxed (--unsandboxed-checks)"}]
+    assert checks_summary(rows) == "checks: mixed: 3 sandboxed: bubblewrap, 1 unsandboxed (--unsandboxed-checks)"
+    assert checks_summary(rows[:3]) == "checks: sandboxed: bubblewrap"
