@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from checkrun import CheckMode, run_check
 from tasks import Task
 
 OUTPUT_TAIL = 4000  # characters of a failing check's output shown to the second attempt
-CHECK_TIMEOUT = 600.0
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Limits:
     turns: int = 30
     seconds: float = 600.0
     attempts: int = 2
+    check_seconds: float = 600.0
 
 
 @dataclass
@@ -42,6 +43,7 @@ class Outcome:
     seconds: float = 0.0
     status: str = "failed"  # passed | failed | not run (a reason) | error (a reason)
     exits: list[int] = field(default_factory=list)
+    checks: str = ""  # how the check ran: "sandboxed: BACKEND" or unsandboxed
 
     def as_row(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -87,14 +89,9 @@ def restore(task: Task, work: Path) -> None:
             shutil.copy2(source, target)
 
 
-def check(task: Task, work: Path) -> tuple[bool, str]:
+def check(task: Task, work: Path, mode: CheckMode, limits: Limits) -> tuple[bool, str]:
     restore(task, work)
-    try:
-        proc = subprocess.run(["bash", "-c", task.check], cwd=work, capture_output=True, text=True,
-                              timeout=CHECK_TIMEOUT, start_new_session=True, errors="replace")
-    except subprocess.TimeoutExpired as exc:
-        return False, f"the check timed out after {CHECK_TIMEOUT:.0f}s\n{exc.stdout or ''}"
-    return proc.returncode == 0, proc.stdout + proc.stderr
+    return run_check(task.check, work, mode, limits.check_seconds, task.writable)
 
 
 def run_agent(agent: list[str], prompt: str, work: Path, env: dict[str, str], limits: Limits,
@@ -130,9 +127,10 @@ def account(outcome: Outcome, result: dict[str, Any]) -> None:
         outcome.cost_usd = (outcome.cost_usd or 0.0) + float(cost)
 
 
-def attempt(task: Task, work: Path, agent: list[str], env: dict[str, str], limits: Limits) -> Outcome:
+def attempt(task: Task, work: Path, agent: list[str], env: dict[str, str], limits: Limits,
+            mode: CheckMode) -> Outcome:
     """Runs the task; its outcome (never raises for what the agent or the check does)."""
-    outcome = Outcome(task.key, task.language)
+    outcome = Outcome(task.key, task.language, checks=mode.label)
     missing = task.missing()
     if missing:
         outcome.status = f"not run: {', '.join(missing)} not installed"
@@ -143,7 +141,7 @@ def attempt(task: Task, work: Path, agent: list[str], env: dict[str, str], limit
     for number in range(1, limits.attempts + 1):
         outcome.attempts = number
         account(outcome, run_agent(agent, prompt, work, env, limits, resume=number > 1))
-        passed, output = check(task, work)
+        passed, output = check(task, work, mode, limits)
         if passed:
             outcome.passed, outcome.status = True, "passed"
             break

@@ -1,5 +1,6 @@
 """The run's results in SQLite (``OUT/results.sqlite``): one row per task, written when the
-task ends, so an interrupted run resumes where it stopped (tasks in flight start again)."""
+task ends, so an interrupted run resumes where it stopped (tasks in flight start again).
+Each row says how its check ran (``checks``: ``sandboxed: BACKEND`` or unsandboxed)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ SCHEMA = """CREATE TABLE IF NOT EXISTS result (
     key TEXT PRIMARY KEY, language TEXT NOT NULL, passed INTEGER NOT NULL, attempts INTEGER NOT NULL,
     turns INTEGER NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
     cost_usd REAL, seconds REAL NOT NULL, status TEXT NOT NULL, exits TEXT NOT NULL,
-    run TEXT NOT NULL)"""
+    run TEXT NOT NULL, checks TEXT NOT NULL DEFAULT 'unsandboxed')"""
+# results files written before checks were sandboxed: their checks ran unsandboxed
+ADD_CHECKS = "ALTER TABLE result ADD COLUMN checks TEXT NOT NULL DEFAULT 'unsandboxed'"
 COLUMNS = ("key", "language", "passed", "attempts", "turns", "input_tokens", "output_tokens",
-           "cost_usd", "seconds", "status", "exits")
+           "cost_usd", "seconds", "status", "exits", "checks")
 
 
 class Results:
@@ -24,6 +27,9 @@ class Results:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path)
         self.db.execute(SCHEMA)
+        if "checks" not in {row[1] for row in self.db.execute("PRAGMA table_info(result)")}:
+            with self.db:
+                self.db.execute(ADD_CHECKS)
         self.run = run  # what the row was measured with (provider and model)
 
     def done(self) -> set[str]:

@@ -3,11 +3,15 @@ their tests) or Terminal-Bench style task folders (a description and a check scr
 
     python bench/agent_eval/run.py --tasks polyglot-benchmark --out eval-out \\
         [--provider openai --model gpt-4.1] [--languages python,go] [--limit 20] \\
-        [--max-turns 30] [--timeout 600] [--jobs 2] [--published published.json]
+        [--max-turns 30] [--timeout 600] [--jobs 2] [--published published.json] \\
+        [--check-timeout 600] [--check-sandbox auto] [--unsandboxed-checks]
 
 Each task runs in a fresh copy under OUT/work with the real ``aiagent --headless`` (full-auto,
 shell commands sandboxed), two attempts as Aider does (the second sees the failing tests'
-output). Results go to OUT/results.sqlite as each task ends; a re-run skips the tasks already
+output). Each check runs in the same sandbox (only its work folder writable, no network, its
+tree killed at ``--check-timeout``); with no sandbox here the run refuses unless
+``--unsandboxed-checks``. Results go to OUT/results.sqlite as each task ends, each saying how
+its check ran; a re-run skips the tasks already
 scored with the same provider and model (``--force`` runs them again). The benchmark itself is
 never part of this repository: pass its path. ``--published FILE`` is JSON
 ``{"label": {"python": 57.3, "all": 52.0}}``: percentages printed beside ours.
@@ -28,6 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from attempt import Limits, Outcome, agent_env, attempt  # noqa: E402
+from checkrun import UNSANDBOXED, CheckMode, choose  # noqa: E402
 from results import Results  # noqa: E402
 from tasks import Task, TaskError, discover, load_languages  # noqa: E402
 
@@ -49,6 +54,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--aiagent", default=_default_aiagent(),
                     help="the aiagent command (default: the one beside this Python, else on PATH)")
     ap.add_argument("--force", action="store_true", help="run tasks already scored again")
+    ap.add_argument("--check-timeout", type=float, default=600.0,
+                    help="seconds per check; then its whole process tree is killed")
+    ap.add_argument("--check-sandbox", default="auto", choices=("auto", "bubblewrap", "landlock", "seatbelt"),
+                    help="the sandbox backend the checks run in (default: the first that works)")
+    ap.add_argument("--unsandboxed-checks", action="store_true",
+                    help="run the checks on this machine without a sandbox (recorded with each result)")
     return ap.parse_args(argv)
 
 
@@ -80,16 +91,26 @@ def select(tasks: list[Task], languages: str | None, limit: int | None) -> list[
     return chosen
 
 
-def run_all(tasks: list[Task], args: argparse.Namespace, results: Results) -> None:
+def checks_line(mode: CheckMode, seconds: float) -> str:
+    if not mode.backend:
+        return f"checks: {UNSANDBOXED}: they run on this machine with your rights, {seconds:g}s limit"
+    return (f"checks: {mode.label} ({mode.detail}): only the work folder writable, no network, "
+            f"{seconds:g}s limit")
+
+
+def run_all(tasks: list[Task], args: argparse.Namespace, results: Results, mode: CheckMode) -> None:
     agent = [args.aiagent] + (["--provider", args.provider] if args.provider else []) \
         + (["--model", args.model] if args.model else []) + (["--tools", args.tools] if args.tools else [])
-    limits = Limits(turns=args.max_turns, seconds=args.timeout, attempts=args.attempts)
+    limits = Limits(turns=args.max_turns, seconds=args.timeout, attempts=args.attempts,
+                    check_seconds=args.check_timeout)
     env = agent_env(args.out / "state")
     todo = [t for t in tasks if args.force or t.key not in results.done()]
     print(sandbox_line(args.aiagent), file=sys.stderr)
+    print(checks_line(mode, args.check_timeout), file=sys.stderr)
     print(f"{len(tasks) - len(todo)} of {len(tasks)} tasks already scored; running {len(todo)}", file=sys.stderr)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(attempt, t, args.out / "work" / t.key, agent, env, limits): t for t in todo}
+        futures = {pool.submit(attempt, t, args.out / "work" / t.key, agent, env, limits, mode): t
+                   for t in todo}
         for future in as_completed(futures):
             outcome = future.result()
             results.record(outcome)
@@ -128,8 +149,19 @@ def report(rows: list[dict[str, Any]], published: dict[str, dict[str, float]]) -
         lines.append(_line(language, e, [published[lb].get(language) for lb in labels]))
     lines.append("| " + " | ".join(["all", f"{totals['passed']}/{totals['run']}",
                                      _pct(totals["passed"], totals["run"])] + [""] * (len(head) - 3)) + " |")
+    lines.append(checks_summary(rows))
     lines.append(f"pass rate: {totals['passed']}/{totals['run']}")
     return "\n".join(lines)
+
+
+def checks_summary(rows: list[dict[str, Any]]) -> str:
+    """How the scored tasks' checks ran: one way, or how many each way."""
+    ways: dict[str, int] = {}
+    for row in rows:
+        ways[row["checks"]] = ways.get(row["checks"], 0) + 1
+    if len(ways) == 1:
+        return f"checks: {next(iter(ways))}"
+    return "checks: mixed: " + ", ".join(f"{n} {way}" for way, n in sorted(ways.items()))
 
 
 def _line(language: str, e: dict[str, Any], theirs: list[float | None]) -> str:
@@ -158,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     try:
         published = load_published(args.published)
+        mode = choose(args.check_sandbox, args.unsandboxed_checks)
         if shutil.which(args.aiagent) is None:
             raise TaskError(f"{args.aiagent}: no aiagent command there (pass --aiagent)")
         tasks = select(discover(args.tasks, load_languages(), sys.executable), args.languages, args.limit)
@@ -169,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     results = Results(args.out / "results.sqlite", f"{args.provider or 'default'}/{args.model or 'default'}")
     try:
-        run_all(tasks, args, results)
+        run_all(tasks, args, results, mode)
         print(report([r for r in results.rows() if r["key"] in {t.key for t in tasks}], published))
     except KeyboardInterrupt:
         print("agent_eval: interrupted; finished tasks are saved, a re-run resumes", file=sys.stderr)

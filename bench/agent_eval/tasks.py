@@ -41,6 +41,7 @@ class Task:
     hidden: tuple[str, ...]  # never copied where the agent works
     check: str  # a shell command run in the work folder
     needs: tuple[str, ...] = ()  # programs the check needs
+    writable: tuple[str, ...] = ()  # caches the sandboxed check may write besides its work folder
 
     def missing(self) -> list[str]:
         """Programs the check needs and this machine lacks."""
@@ -104,7 +105,9 @@ def _polyglot(folder: Path, languages: dict[str, dict[str, object]], python: str
         raise TaskError(f"{docs}: no instructions")
     check = str(spec["check"]).replace("{python}", python)
     needs = tuple(str(n) for n in spec.get("needs", []))  # type: ignore[attr-defined]
-    return Task(f"{language}/{folder.name}", language, folder, text, solution, tests, hidden, check, needs)
+    writable = tuple(str(w) for w in spec.get("writable", []))  # type: ignore[attr-defined]
+    return Task(f"{language}/{folder.name}", language, folder, text, solution, tests, hidden, check, needs,
+                writable)
 
 
 def _terminal_bench(folder: Path, root: Path) -> Task:

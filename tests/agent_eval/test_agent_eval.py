@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from aiagent.infra import sandbox
 from aiagent.testing import FakeLLM, ToolCall, Turn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,11 +67,6 @@ def run_harness(env: dict[str, str], out: Path, *args: str, tasks: Path = EXERCI
                            *args], env=env, capture_output=True, text=True, timeout=timeout)
 
 
-@pytest.fixture
-def fake_env(clean_env: dict[str, str]) -> Callable[[FakeLLM], dict[str, str]]:
-    return lambda fake: {**clean_env, "OPENAI_BASE_URL": fake.openai_url, "OPENAI_API_KEY": "sk-test"}
-
-
 def _rows(out: Path) -> dict[str, dict[str, Any]]:
     db = sqlite3.connect(out / "results.sqlite")
     db.row_factory = sqlite3.Row
@@ -90,6 +86,9 @@ def test_known_good_solutions_score_100_percent(fake_env, tmp_path: Path) -> Non
     assert set(rows) == {"python/leap", "python/run-length", "python/two-fer", "tasks/count-lines"}
     assert all(r["passed"] == 1 and r["attempts"] == 1 and r["turns"] == 2 for r in rows.values())
     assert all(r["input_tokens"] > 0 for r in rows.values())
+    # the checks ran in the sandbox (test_check_sandbox.py proves what that holds back)
+    assert {r["checks"] for r in rows.values()} == {f"sandboxed: {sandbox.detect('auto').backend}"}
+    assert proc.stdout.strip().splitlines()[-2].startswith("checks: sandboxed: ")
     assert "| python | 3/3 | 100.0 |" in proc.stdout and "| tasks | 1/1 | 100.0 |" in proc.stdout
     # the agent never saw the known-good solution, nor the hidden check of a terminal task
     sent = json.dumps([r["json"] for r in requests])

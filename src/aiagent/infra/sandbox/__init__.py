@@ -118,14 +118,19 @@ def sandbox_argv(
     writable: Iterable[str | Path] = (),
     backend: str | None = None,
     protected: Iterable[str] | None = None,
+    shared_temps: bool = True,
 ) -> list[str]:
     """``argv`` wrapped so that it can write only to the workspace, temp and ``writable``
     (never to the ``protected`` entries of the workspace, default :data:`PROTECTED`), and
-    reach no network unless ``allow_network``. Raises :class:`SandboxUnavailable`."""
+    reach no network unless ``allow_network``. Raises :class:`SandboxUnavailable`.
+
+    ``shared_temps=False`` leaves the host's temp folders read-only under Landlock and
+    Seatbelt too (bubblewrap always gives a private ``/tmp``): pass a temp folder of the
+    command's own in ``writable`` then."""
     info = detect(backend or "auto")
     if not info.available:
         raise SandboxUnavailable(f"no sandbox available: {info.detail}")
-    paths = writable_paths(workspace, writable, temps=info.backend != "bubblewrap")
+    paths = writable_paths(workspace, writable, temps=shared_temps and info.backend != "bubblewrap")
     frozen = protected_paths(workspace, protected, paths)
     if info.backend == "bubblewrap":
         from aiagent.infra.sandbox import bubblewrap
