@@ -28,8 +28,17 @@ class Format:
     name: str
     rx: re.Pattern[str]
     columns: tuple[str, ...]  # the groups that become columns (time parts and msg aside)
-    quick: re.Pattern[str]  # the same lines matched alike, only msg and level captured
-    block: re.Pattern[str]  # ``quick`` for many lines at once (``re.MULTILINE``)
+
+    @property
+    def quick(self) -> re.Pattern[str]:
+        """The same lines matched alike, only msg and level captured (compiled once, when
+        a log in this format is read: start-up compiles only ``rx``)."""
+        return _quick(self.rx)
+
+    @property
+    def block(self) -> re.Pattern[str]:
+        """:attr:`quick` for many lines at once (``re.MULTILINE``)."""
+        return _block(self.rx)
 
 
 @functools.cache
@@ -44,15 +53,14 @@ def catalogue() -> tuple[tuple[Format, ...], dict[str, Any]]:
             text = text.replace("{" + macro + "}", value)
         rx = re.compile(text)
         columns = tuple(g for g in rx.groupindex if g not in TIME_GROUPS and g != "msg")
-        quick = _quick(rx)
-        formats.append(Format(name, rx, columns, quick,
-                              re.compile(quick.pattern, quick.flags | re.MULTILINE)))
+        formats.append(Format(name, rx, columns))
     return tuple(formats), raw["detect"]
 
 
 _OTHER_GROUP = re.compile(r"\(\?P<(?!msg>|level>)\w+>")
 
 
+@functools.cache
 def _quick(rx: re.Pattern[str]) -> re.Pattern[str]:
     """``rx`` with its groups but msg and level not capturing: it matches the same lines
     at the same places (a capture changes nothing but what is kept), a quarter faster."""
@@ -60,6 +68,12 @@ def _quick(rx: re.Pattern[str]) -> re.Pattern[str]:
         return rx
     quick = re.compile(_OTHER_GROUP.sub("(?:", rx.pattern), rx.flags)
     return quick if set(quick.groupindex) == set(rx.groupindex) & {"msg", "level"} else rx
+
+
+@functools.cache
+def _block(rx: re.Pattern[str]) -> re.Pattern[str]:
+    quick = _quick(rx)
+    return re.compile(quick.pattern, quick.flags | re.MULTILINE)
 
 
 class Headers:
