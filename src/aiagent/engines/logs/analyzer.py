@@ -31,7 +31,7 @@ from aiagent.engines.logs.around import LinesAround, fill_after
 from aiagent.engines.logs.events import ClusterStats, Exemplar, KeyInfo, OpenEvent, decode
 from aiagent.engines.logs.formats import ERROR, RANK, WARNING
 from aiagent.engines.logs.miner import TemplateMiner
-from aiagent.engines.logs.parse import LineParser
+from aiagent.engines.logs.parse import MAX_MESSAGE, LineParser
 from aiagent.engines.logs.rules import limits, patterns
 from aiagent.engines.logs.timeaxis import TimeAxis, series_later
 from aiagent.engines.logs.timeparse import parse_time
@@ -165,8 +165,7 @@ class Analyzer:
         if len(new) <= 16:  # the usual case: a few new shapes in a block of known ones
             infos = [self._classify(decode(raw[keys.index(key)], self.max_line)) for key in new]
         else:  # many new shapes (a log of unique lines): parsed and mined together
-            infos = self._classify_many(
-                *_texts(new, keys, raw, b"" if cut else block, self.max_line))
+            infos = self._classify_many(new, keys, raw, b"" if cut else block)
         self._remember(new, infos)
 
     def _remember(self, new: list[bytes], infos: list[KeyInfo]) -> None:
@@ -207,20 +206,22 @@ class Analyzer:
             return CONTINUATION_INFO
         message, name, shape, fmt = self.parser.quick_headed(text, m)  # (no other field)
         kind = ev.FRAME_TAIL if m is None and self.rules.after_frame.match(text) else ev.LINE
-        if not message or len(message) > 2000:
-            message, shape = (message or text)[:2000], None
+        if not message or len(message) > MAX_MESSAGE:
+            message, shape = (message or text)[:MAX_MESSAGE], None
         return self._info(self.miner.add(message, name, shape), name, kind, fmt, message)
 
-    def _classify_many(self, texts: list[str], whole: str | None = None) -> list[KeyInfo]:
-        """:meth:`_classify` for many lines, their messages mined together (``whole``:
-        the lines joined, each ending with a newline, if at hand)."""
+    def _classify_many(self, new: list[bytes], keys: list[bytes], raw: list[bytes],
+                       block: bytes) -> list[KeyInfo]:
+        """:meth:`_classify` for the lines of the ``new`` keys, their messages mined
+        together (``block``: the lines, all shorter than the limit, or empty)."""
+        whole = block.decode("utf-8", "replace") \
+            if len(new) == len(keys) and block and b"\r" not in block else None
+        quick = self.parser.quick_block(whole, len(keys)) if whole is not None else None
+        if quick is not None:  # (the usual case: every line new, in the header format)
+            name, n = self.parser.headers.format.name, len(keys)  # type: ignore[union-attr]
+            return self._mined(range(n), [], [ev.LINE] * n, quick, [name] * n, [BLANK_INFO] * n)
+        texts = _texts(new, keys, raw, block, self.max_line, whole)
         infos: list[KeyInfo] = [BLANK_INFO] * len(texts)
-        quick = self.parser.quick_block(whole, len(texts)) if whole is not None else None
-        if quick is not None:  # (the usual case: every line in the header format)
-            name = self.parser.headers.format.name  # type: ignore[union-attr]
-            kinds = [ev.LINE] * len(texts)
-            return self._mined(range(len(texts)), texts, kinds, quick, [name] * len(texts),
-                               infos)
         fmt = self.parser.headers.format
         found: list[re.Match[str] | None] = \
             list(map(fmt.quick.match, texts)) if fmt is not None else [None] * len(texts)
@@ -252,10 +253,10 @@ class Analyzer:
         """``infos`` with those of the lines ``todo`` (their texts: ``lines``) set: their
         messages, levels and shapes (``quick``, in the same order) mined together."""
         messages, names, shapes = quick
-        if not all(messages) or max(map(len, messages), default=0) > 2000:
+        if not all(messages) or max(map(len, messages), default=0) > MAX_MESSAGE:
             for j, message in enumerate(messages):
-                if not message or len(message) > 2000:  # (an empty message: the line's text)
-                    messages[j], shapes[j] = (message or lines[j])[:2000], None
+                if not message or len(message) > MAX_MESSAGE:  # (an empty message: the line's text)
+                    messages[j], shapes[j] = (message or lines[j])[:MAX_MESSAGE], None
         events = self.miner.add_many(messages, names, shapes)
         known, info = self._infos.get, self._info
         for j, n in enumerate(todo):
@@ -540,17 +541,13 @@ def _mark_status(block: bytes, keys: list[bytes]) -> None:
 
 
 def _texts(new: list[bytes], keys: list[bytes], raw: list[bytes], block: bytes,
-           max_line: int) -> tuple[list[str], str | None]:
+           max_line: int, whole: str | None) -> list[str]:
     """A line of each new key, decoded (the last of the block's lines with that key).
     When every line is a new key, the whole block is decoded at once (``block``: its
-    lines are all shorter than the limit), and given too when it has no carriage return
-    (:meth:`LineParser.quick_block`)."""
+    lines are all shorter than the limit; ``whole``: already decoded, if it was)."""
     if len(new) == len(keys) and block:
-        whole = block.decode("utf-8", "replace")
-        texts = whole.split("\n")
+        texts = (whole if whole is not None else block.decode("utf-8", "replace")).split("\n")
         texts.pop()
-        if b"\r" in block:
-            return [text.rstrip("\r") for text in texts], None
-        return texts, whole
+        return [text.rstrip("\r") for text in texts] if b"\r" in block else texts
     sample = dict(zip(keys, raw, strict=True))
-    return [decode(sample[key], max_line) for key in new], None
+    return [decode(sample[key], max_line) for key in new]

@@ -28,6 +28,7 @@ from aiagent.engines.logs.miner import DIGITS, TemplateMiner
 from aiagent.engines.logs.rules import patterns
 
 SAMPLE = 200  # first lines the header format is learnt from
+MAX_MESSAGE = 2000  # characters of a message mined (a longer one is cut)
 BATCH = 4096  # lines looked at together for what none of them holds
 
 
@@ -161,9 +162,10 @@ class LineParser:
                     ) -> tuple[list[str], list[str], list[bytes | None]] | None:
         """:meth:`quick_many` for the ``count`` lines of ``text`` (each ending with a
         newline, no carriage return) when each is in the learnt format with a level field
-        that names a level and no line has a fatal hint: one search over the text, no
-        match object per line. None otherwise (or when a match ran past its line's end:
-        fewer matches than lines), for :meth:`quick_many` to do it line by line."""
+        that names a level, a message of 1 to ``MAX_MESSAGE`` characters, and no line has
+        a fatal hint: one search over the text, no match object per line. None otherwise
+        (or when a match ran past its line's end: fewer matches than lines), for
+        :meth:`quick_many` to do it line by line."""
         fmt = self.headers.format
         if fmt is None or not self._has_level or not self.no_fatal:
             return None
@@ -175,6 +177,8 @@ class LineParser:
         if None in levels:
             return None
         messages = list(map(itemgetter(groups["msg"] - 1), found))
+        if not all(messages) or max(map(len, messages)) > MAX_MESSAGE:
+            return None  # (an empty or a long message: mined as the line or cut, one by one)
         shapes: list[bytes | None] = [message.encode("utf-8", "surrogatepass").translate(DIGITS)
                                       for message in messages]
         return messages, levels, shapes  # type: ignore[return-value]
