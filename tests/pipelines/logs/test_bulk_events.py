@@ -86,7 +86,7 @@ def test_bulk_and_one_by_one_give_the_same_report(block: int,
 def unique_log(seed: int, odd_lines: bool) -> bytes:
     """A log of unique lines (a session id on each), in one header format; with
     ``odd_lines``, also a traceback, a line whose "[thread" never closes, a line with no
-    message and one with a long one."""
+    message, one with a long one, and an INFO line with a fatal hint."""
     rnd = random.Random(seed)
     out: list[str] = []
     t = START
@@ -100,6 +100,8 @@ def unique_log(seed: int, odd_lines: bool) -> bytes:
         if odd_lines and n == 9000:
             out += [line.format(n=7) for line in TRACE]
             out.append(f"{stamp} ERROR [pool-unclosed c.s.Repo - half a header")
+        if odd_lines and n == 5000:  # an INFO line that says the process crashed: fatal
+            out.append(f"{stamp} INFO [pool-2] c.s.Repo - worker 3 exited: segmentation fault")
         if odd_lines and n in (14000, 17000):  # no message; a message past the cut
             out.append(f"{stamp} WARN [pool-1] c.s.Repo - " + ("x " * 1500 if n == 17000 else ""))
     return ("\n".join(out) + "\n").encode()
@@ -122,8 +124,9 @@ def test_a_block_read_in_one_search_gives_the_same_report(odd_lines: bool,
     monkeypatch.setattr(LineParser, "quick_block", counted)
     whole = report(data, True, 1 << 16)
     assert sum(searched) >= 10  # most blocks went the one-search way …
-    assert not odd_lines or searched.count(False) >= 3  # … and the odd ones line by line
+    assert not odd_lines or searched.count(False) >= 4  # … and the odd ones line by line
     monkeypatch.setattr(LineParser, "quick_block", lambda self, text, count: None)
     line_by_line = report(data, True, 1 << 16)
     assert json.dumps(whole, sort_keys=True) == json.dumps(line_by_line, sort_keys=True)
-    assert {c["level"] for c in whole["clusters"]} >= {"error", "warning"}
+    assert {c["level"] for c in whole["clusters"]} >= \
+        ({"fatal", "error", "warning"} if odd_lines else {"error", "warning"})

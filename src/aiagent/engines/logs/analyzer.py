@@ -155,8 +155,7 @@ class Analyzer:
         self._new_keys = len(new)
         if not new:
             return
-        # many new shapes: whether none has a fatal hint, known for all at once
-        self.parser.no_fatal = len(new) > 256 and self.rules.fatal_hint.absent_bytes(block)
+        self.parser.no_fatal = False  # (known for many new lines at once: _classify_many)
         if len(self._keys) + len(new) > self.max_keys or self._key_bytes > KEY_BYTES_LIMIT:
             self._forget_keys()
             new = list(counts)
@@ -165,7 +164,7 @@ class Analyzer:
         if len(new) <= 16:  # the usual case: a few new shapes in a block of known ones
             infos = [self._classify(decode(raw[keys.index(key)], self.max_line)) for key in new]
         else:  # many new shapes (a log of unique lines): parsed and mined together
-            infos = self._classify_many(new, keys, raw, b"" if cut else block)
+            infos = self._classify_many(new, keys, raw, block, cut)
         self._remember(new, infos)
 
     def _remember(self, new: list[bytes], infos: list[KeyInfo]) -> None:
@@ -211,16 +210,18 @@ class Analyzer:
         return self._info(self.miner.add(message, name, shape), name, kind, fmt, message)
 
     def _classify_many(self, new: list[bytes], keys: list[bytes], raw: list[bytes],
-                       block: bytes) -> list[KeyInfo]:
+                       block: bytes, cut: bool) -> list[KeyInfo]:
         """:meth:`_classify` for the lines of the ``new`` keys, their messages mined
-        together (``block``: the lines, all shorter than the limit, or empty)."""
-        whole = block.decode("utf-8", "replace") \
-            if len(new) == len(keys) and block and b"\r" not in block else None
+        together (``block``: the lines; ``cut``: some were longer than the limit)."""
+        whole = block.decode("utf-8", "replace") if len(new) == len(keys) and block \
+            and not cut and b"\r" not in block else None
         quick = self.parser.quick_block(whole, len(keys)) if whole is not None else None
         if quick is not None:  # (the usual case: every line new, in the header format)
             name, n = self.parser.headers.format.name, len(keys)  # type: ignore[union-attr]
             return self._mined(range(n), [], [ev.LINE] * n, quick, [name] * n, [BLANK_INFO] * n)
-        texts = _texts(new, keys, raw, block, self.max_line, whole)
+        # many new shapes: whether none has a fatal hint, known for all at once
+        self.parser.no_fatal = len(new) > 256 and self.rules.fatal_hint.absent_bytes(block)
+        texts = _texts(new, keys, raw, b"" if cut else block, self.max_line, whole)
         infos: list[KeyInfo] = [BLANK_INFO] * len(texts)
         fmt = self.parser.headers.format
         found: list[re.Match[str] | None] = \

@@ -162,12 +162,12 @@ class LineParser:
                     ) -> tuple[list[str], list[str], list[bytes | None]] | None:
         """:meth:`quick_many` for the ``count`` lines of ``text`` (each ending with a
         newline, no carriage return) when each is in the learnt format with a level field
-        that names a level, a message of 1 to ``MAX_MESSAGE`` characters, and no line has
-        a fatal hint: one search over the text, no match object per line. None otherwise
+        that names a level, a message of 1 to ``MAX_MESSAGE`` characters, and no message
+        has a fatal hint: one search over the text, no match object per line. None otherwise
         (or when a match ran past its line's end: fewer matches than lines), for
         :meth:`quick_many` to do it line by line."""
         fmt = self.headers.format
-        if fmt is None or not self._has_level or not self.no_fatal:
+        if fmt is None or not self._has_level:
             return None
         found = fmt.block.findall(text)
         if len(found) != count:
@@ -179,6 +179,8 @@ class LineParser:
         messages = list(map(itemgetter(groups["msg"] - 1), found))
         if not all(messages) or max(map(len, messages)) > MAX_MESSAGE:
             return None  # (an empty or a long message: mined as the line or cut, one by one)
+        if not self.rules.fatal_hint.absent("\n".join(messages)):
+            return None  # (a message with a fatal hint: its level is not the field's)
         shapes: list[bytes | None] = [message.encode("utf-8", "surrogatepass").translate(DIGITS)
                                       for message in messages]
         return messages, levels, shapes  # type: ignore[return-value]
