@@ -20,11 +20,12 @@ Parts with their own state: the times of lines, the span seen and the timeline a
 from __future__ import annotations
 
 import math
+import operator
 import random
 import re
 from collections import Counter
 from collections.abc import Callable
-from itertools import compress
+from itertools import compress, repeat
 
 from aiagent.engines.logs import events as ev
 from aiagent.engines.logs.around import LinesAround, fill_after
@@ -78,7 +79,7 @@ class Analyzer:
         self.first_error: Exemplar | None = None
         self.first_error_cluster: int | None = None
         self._keys: dict[bytes, KeyInfo] = {}
-        self._infos: dict[tuple[int, int, int, str], KeyInfo] = {}
+        self._infos: dict[tuple[int, str, int, str], KeyInfo] = {}  # (cluster, level, …)
         self._key_bytes = 0
         self._new_keys = 0  # in the block (or line) just learnt
         self._hot: set[bytes] = set()
@@ -259,11 +260,23 @@ class Analyzer:
                 if not message or len(message) > MAX_MESSAGE:  # (an empty message: the line's text)
                     messages[j], shapes[j] = (message or lines[j])[:MAX_MESSAGE], None
         events = self.miner.add_many(messages, names, shapes)
-        known, info = self._infos.get, self._info
-        for j, n in enumerate(todo):
-            got = known((events[j], RANK[names[j]], kinds[j], formats[j]))  # (as _info would)
-            infos[n] = got if got is not None else \
-                info(events[j], names[j], kinds[j], formats[j], messages[j])
+        # the infos: those made before looked up at once (as _info would give them), the
+        # others made in order; one by one where a cluster made or turned hot might prune
+        # others (what was looked up first could be gone by then)
+        distinct = len(set(events))  # (each may make a cluster or turn one hot, once)
+        mined: list[KeyInfo | None]
+        if len(self.clusters) + distinct >= MAX_CLUSTERS \
+                or self._hot_clusters + distinct >= MAX_HOT_CLUSTERS:
+            mined = list(map(self._info, events, names, kinds, formats, messages))
+        else:
+            keys = zip(events, names, kinds, formats, strict=True)
+            mined = list(map(self._infos.get, keys))
+            for j in compress(range(len(mined)), map(operator.is_, mined, repeat(None))):
+                mined[j] = self._info(events[j], names[j], kinds[j], formats[j], messages[j])
+        if isinstance(todo, range):  # (none is None now)
+            return mined  # type: ignore[return-value]
+        for n, got in zip(todo, mined, strict=True):
+            infos[n] = got  # type: ignore[assignment]
         return infos
 
     def _info(self, cluster: int, name: str, kind: int, fmt: str, message: str) -> KeyInfo:
@@ -275,7 +288,7 @@ class Analyzer:
                 self._prune()
             stats = self.clusters[cluster] = ClusterStats(cluster, message[:400])
         elif level <= stats.level and fmt in stats.formats:  # (the usual case)
-            got = self._infos.get((cluster, level, kind, fmt))
+            got = self._infos.get((cluster, name, kind, fmt))
             if got is not None:
                 return got
         if level >= WARNING > stats.level:
@@ -285,10 +298,10 @@ class Analyzer:
         if level > stats.level:
             stats.level = level
         stats.formats.add(fmt)
-        info = (cluster, level, kind, fmt)  # one KeyInfo for all the keys alike
-        got = self._infos.get(info)
+        key = (cluster, name, kind, fmt)  # one KeyInfo for all the keys alike
+        got = self._infos.get(key)
         if got is None:
-            got = self._infos[info] = KeyInfo(*info)
+            got = self._infos[key] = KeyInfo(cluster, level, kind, fmt)
         return got
 
     def _prune(self, hot: bool = False) -> None:
