@@ -20,17 +20,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from aiagent.agent.core.budget import run_budget
-from aiagent.agent.core.loop import Agent, AgentConfig
-from aiagent.agent.core.prompt import build_system_prompt, read_rules, rule_files
-from aiagent.agent.core.protocols import make_protocol
-from aiagent.agent.core.redact import SecretMasker
-from aiagent.agent.core.session import open_session
-from aiagent.agent.core.tokens import context_window
-from aiagent.agent.permissions.policy import MODES, PermissionPolicy, Rule, parse_rule
-from aiagent.agent.skills.state import mcp_disabled
-from aiagent.agent.tools.base import ToolRegistry
-from aiagent.agent.tools.profiles import expand_groups, offerable, profile_tools
 from aiagent.app.provider import ProviderChoice, resolve_provider
 from aiagent.contracts.hooks import Hooks
 from aiagent.contracts.providers import AuthError
@@ -40,7 +29,7 @@ from aiagent.infra.config.model import as_table
 from aiagent.infra.config.settings import ConfigError, Settings
 from aiagent.infra.providers import create_provider
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (the agent's modules load when an agent is built: start-up)
     from aiagent.agent.core.loop import Agent
     from aiagent.agent.core.session import AgentSession, SessionRequest
     from aiagent.agent.permissions.policy import PermissionPolicy
@@ -148,11 +137,13 @@ class Application:
         whitelist = self.settings.agent.tools
         if self.interactive or whitelist is None:
             return None
+        from aiagent.agent.tools.base import ToolRegistry
 
         return expand_tool_names(whitelist, ToolRegistry(), "--tools")
 
     def session(self, request: SessionRequest, *, title: str = "") -> AgentSession:
         """A new stored session, the latest in this folder, or one by id."""
+        from aiagent.agent.core.session import open_session
 
         choice = self.choice_or_named()
         return open_session(self.settings, request, provider=choice.name, model=choice.model,
@@ -181,6 +172,7 @@ class Application:
 
     def agent(self, session: AgentSession, policy: PermissionPolicy) -> Agent:
         """The agent on ``session``, with tools, skills and sandbox settings."""
+        from aiagent.agent.tools.base import ToolRegistry
 
         agent = _new_agent(self.settings, self.resolve(), self.provider(), ToolRegistry(), policy)
         agent.use_session(session)
@@ -217,6 +209,7 @@ class Application:
 
     def _add_mcp(self, agent: Agent) -> None:
         """MCP servers' tools join the agent's once the conversation starts."""
+        from aiagent.agent.skills.state import mcp_disabled
         from aiagent.agent.skills.wiring import warn
         from aiagent.agent.tools.mcp.manager import attach
 
@@ -229,6 +222,9 @@ class Application:
 
 def _new_agent(settings: Settings, choice: ProviderChoice, provider: Provider,
                registry: ToolRegistry, policy: PermissionPolicy) -> Agent:
+    from aiagent.agent.core.budget import run_budget
+    from aiagent.agent.core.loop import Agent, AgentConfig
+    from aiagent.agent.core.redact import SecretMasker
 
     entry = settings.provider.entry(choice.name)
     config = AgentConfig(
@@ -298,6 +294,7 @@ def repo_map_prompt(settings: Settings) -> Any:
 
 def make_provider(settings: Settings, choice: ProviderChoice) -> Provider:
     """The provider of ``choice``; AuthError without a needed key."""
+    from aiagent.agent.core.tokens import context_window
 
     name = choice.name
     config = settings.provider_config(name)
@@ -313,6 +310,7 @@ def make_provider(settings: Settings, choice: ProviderChoice) -> Provider:
 
 def expand_tool_names(names: Iterable[str], registry: ToolRegistry, source: str) -> list[str]:
     """Expand group names (``read``, ``search``, ...) and check every name is known."""
+    from aiagent.agent.tools.profiles import expand_groups
 
     expanded = expand_groups(list(names))
     unknown = [n for n in expanded if n not in registry]
@@ -325,6 +323,7 @@ def expand_tool_names(names: Iterable[str], registry: ToolRegistry, source: str)
 def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
     """The tools the model is offered: the whitelist or the profile, less those this
     platform cannot run (the Apple tools off macOS)."""
+    from aiagent.agent.tools.profiles import offerable, profile_tools
 
     agent = settings.agent
     if agent.tools is not None:
@@ -337,6 +336,7 @@ def offered_tools(settings: Settings, registry: ToolRegistry) -> list[str]:
 
 
 def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) -> str:
+    from aiagent.agent.core.prompt import build_system_prompt, read_rules, rule_files
 
     workspace = settings.workspace
     files = rule_files(workspace, paths.project_root(workspace), paths.config_dir(settings.env))
@@ -347,6 +347,7 @@ def system_prompt(settings: Settings, fragments: Iterable[PromptFragment] = ()) 
 
 def protocol_fragments(settings: Settings) -> list[PromptFragment]:
     """How to call tools with the configured protocol (the ``tags`` one explains ``<shell>``)."""
+    from aiagent.agent.core.protocols import make_protocol
 
     return make_protocol(settings.agent.tool_protocol, {}).prompt_fragments()
 
@@ -371,6 +372,7 @@ def make_policy(
 ) -> PermissionPolicy:
     """The approval policy for this run: mode, saved grants, ``[permissions]`` rules,
     ``--approve`` and (headless) the ``--tools`` whitelist as pre-approvals."""
+    from aiagent.agent.permissions.policy import PermissionPolicy, Rule, parse_rule
 
     mode = settings.agent.approval_mode
     perms = settings.permissions
@@ -395,6 +397,7 @@ def make_policy(
 
 
 def _mode(value: str) -> Any:
+    from aiagent.agent.permissions.policy import MODES
 
     for mode in MODES:
         if mode == value:
