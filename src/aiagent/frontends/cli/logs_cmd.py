@@ -8,7 +8,6 @@ the schema after the re-asks: the static report is still written); 4 timeout.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
@@ -102,6 +101,8 @@ def _with_model(settings: Any, static: dict[str, Any],
         return document(static, None, model_note=line), EXIT_OK
     if note:
         click.echo(f"aiagent: {note}", err=True)
+    import asyncio  # (only with a model: start-up)
+
     try:
         incident = asyncio.run(_explain(app, static, question))
     except (ProviderError, IncidentError) as exc:
@@ -118,6 +119,7 @@ def _with_model(settings: Any, static: dict[str, Any],
 
 
 async def _explain(app: Any, static: dict[str, Any], question: str | None) -> Any:
+    import asyncio
 
     settings = app.settings
     llm = app.one_shot(max_tokens=4096)
