@@ -11,13 +11,16 @@ may end above a limit by at most one response's output (bounded by the provider'
 provider's cache is priced as a cache read.
 
 Prices come from :mod:`aiagent.infra.config.pricing` (``price(model, usage)`` in
-dollars, or None when the model's price is unknown); the model is the request's.
+dollars, or None when the model's price is unknown); the model is the request's. The
+tokens of ``task`` children (``elsewhere``: (model, usage) of each, counted in the usage
+too) are priced at the model each child ran on (at the request's when that one's price
+is unknown), as the run's reported cost is.
 :func:`run_budget` builds the budget of ``[agent] max_cost`` / ``max_tokens``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from aiagent.agent.core.tokens import messages_tokens, text_tokens, tools_tokens
@@ -65,18 +68,31 @@ class Budget:
     reason: str = ""
     _seen: Usage = field(default_factory=Usage)
     _last: Usage = field(default_factory=Usage)
+    _elsewhere: list[tuple[str, Usage]] = field(default_factory=list)
 
     @property
     def active(self) -> bool:
         return bool(self.max_cost) or bool(self.max_tokens)
 
-    def spent(self, usage: Usage) -> float | None:
-        """Dollars for ``usage``, or None when the price is unknown."""
-        return self.price(self.model, usage) if self.price is not None else None
+    def spent(self, usage: Usage, elsewhere: Sequence[tuple[str, Usage]] = ()) -> float | None:
+        """Dollars for ``usage``, or None when the price is unknown; the part of it each of
+        ``elsewhere`` spent at that one's model."""
+        if self.price is None:
+            return None
+        own, extra = usage, 0.0
+        for model, share in elsewhere:
+            priced = self.price(model, share)
+            if priced is not None:
+                own, extra = _minus(own, share, floor=0), extra + priced
+        main = self.price(self.model, own)
+        return None if main is None else main + extra
 
-    def check(self, request: CompletionRequest, used: Usage) -> str:
-        """Why sending ``request`` after ``used`` would pass a limit ("" when it would not)."""
+    def check(self, request: CompletionRequest, used: Usage,
+              elsewhere: Sequence[tuple[str, Usage]] = ()) -> str:
+        """Why sending ``request`` after ``used`` would pass a limit ("" when it would not);
+        ``elsewhere``: (model, usage) of each task child, part of ``used``."""
         self.model = request.model or self.model
+        self._elsewhere = list(elsewhere)
         if used != self._seen:  # what the requests since the last check reported
             last = _minus(used, self._seen)
             self._last = last if min(last.as_dict().values()) >= 0 else used  # a new session
@@ -99,7 +115,7 @@ class Budget:
     def _cost_reason(self, estimate: int, used: Usage) -> str:
         if not self.max_cost:
             return ""
-        so_far = self.spent(used) or 0.0
+        so_far = self.spent(used, self._elsewhere) or 0.0
         cached = min(self._last.cache_read_tokens, estimate)
         nxt = self.spent(Usage(input_tokens=estimate - cached, cache_read_tokens=cached)) or 0.0
         if so_far + nxt <= self.max_cost:
@@ -108,7 +124,7 @@ class Budget:
                 f"${nxt:.4f} more (limit ${self.max_cost:g}; raise it with --max-cost)")
 
 
-def _minus(a: Usage, b: Usage) -> Usage:
-    return Usage(a.input_tokens - b.input_tokens, a.output_tokens - b.output_tokens,
-                 a.cache_read_tokens - b.cache_read_tokens,
-                 a.cache_write_tokens - b.cache_write_tokens)
+def _minus(a: Usage, b: Usage, floor: int | None = None) -> Usage:
+    values = (a.input_tokens - b.input_tokens, a.output_tokens - b.output_tokens,
+              a.cache_read_tokens - b.cache_read_tokens, a.cache_write_tokens - b.cache_write_tokens)
+    return Usage(*(v if floor is None else max(floor, v) for v in values))
