@@ -64,3 +64,24 @@ def test_a_new_session_restarts_the_cache_estimate() -> None:
     budget.check(request(40), Usage(100, 10, cache_read_tokens=50))
     budget.check(request(40), Usage(20, 1))  # usage counted anew (another session)
     assert min(budget._last.as_dict().values()) >= 0
+
+
+def test_a_child_s_tokens_are_priced_at_the_child_s_model() -> None:
+    """``elsewhere`` (a task child's model and usage, part of the total) is priced at that
+    model; the rest at the request's; a child of unknown price at the request's."""
+    rates = {"cheap": 1.0, "dear": 20.0}  # dollars per million input tokens
+
+    def priced(model: str, usage: Usage) -> float | None:
+        rate = rates.get(model)
+        return None if rate is None else usage.input_tokens * rate / 1e6
+
+    child = Usage(100_000, 0)
+    total = Usage(10_000, 0) + child
+    budget = Budget(max_cost=1.0, price=priced, model="cheap")
+    assert budget.spent(total) == pytest.approx(0.11)
+    assert budget.spent(total, [("dear", child)]) == pytest.approx(0.01 + 2.0)
+    assert budget.spent(total, [("unknown", child)]) == pytest.approx(0.11)
+    cheap = CompletionRequest(model="cheap", system="", messages=[Message.user("x" * 40)])
+    assert budget.check(cheap, total) == ""  # all at the parent's price: $0.11
+    reason = budget.check(cheap, total, [("dear", child)])
+    assert reason.startswith("cost budget reached: $2.0100 spent")
