@@ -85,3 +85,33 @@ def test_a_child_s_tokens_are_priced_at_the_child_s_model() -> None:
     assert budget.check(cheap, total) == ""  # all at the parent's price: $0.11
     reason = budget.check(cheap, total, [("dear", child)])
     assert reason.startswith("cost budget reached: $2.0100 spent")
+
+
+def test_a_child_s_budget_counts_what_the_rest_of_the_run_spent() -> None:
+    from types import SimpleNamespace
+
+    from aiagent.agent.core.budget import ChildBudget, child_budget
+
+    rates = {"cheap": 1.0, "dear": 20.0}
+
+    def priced(model: str, usage: Usage) -> float | None:
+        return usage.input_tokens * rates[model] / 1e6
+
+    run = Budget(max_cost=1.0, price=priced, model="cheap")
+    parent = SimpleNamespace(budget=run, usage=Usage(400_000, 0) + Usage(20_000, 0),
+                             usage_elsewhere=[("dear", Usage(20_000, 0))],
+                             config=SimpleNamespace(model="cheap"))
+    child = child_budget(parent, "dear")
+    assert isinstance(child, ChildBudget) and child.inner.model == "dear"
+    # spent outside: $0.40 (parent, cheap) + $0.40 (a finished sibling, dear)
+    assert child.outside()[1] == [("cheap", Usage(400_000, 0)), ("dear", Usage(20_000, 0))]
+    ask = CompletionRequest(model="dear", system="", messages=[Message.user("x" * 40)])
+    assert child.check(ask, Usage(5_000, 0)) == ""  # + $0.10 of its own
+    assert child.check(ask, Usage(15_000, 0)).startswith("cost budget reached: $1.1000 spent")
+    assert child.reason and not run.reason
+    # a grandchild sees its grandparent's spending too
+    mid = SimpleNamespace(budget=child, usage=Usage(15_000, 0), usage_elsewhere=[],
+                          config=SimpleNamespace(model="dear"))
+    grand = child_budget(mid, "cheap")
+    assert grand is not None and grand.outside()[0] == parent.usage + mid.usage
+    assert child_budget(SimpleNamespace(budget=None), "dear") is None

@@ -172,3 +172,29 @@ def test_a_grandchild_s_tokens_reach_the_parent_at_the_grandchild_s_model() -> N
     assert run_cost("claude-sonnet-4-5", parent.usage, parent.usage_elsewhere) == pytest.approx(
         cost("claude-sonnet-4-5", Usage(10, 1)) + cost("claude-haiku-4-5", Usage(1000, 100))
         + cost("claude-opus-4-1", grandchild))
+
+
+def test_a_child_s_own_requests_are_checked_against_the_run_budget(run_cli, clean_env,
+                                                                   project: Path) -> None:
+    """A dear child that spent past the run's limit is not sent its next request: it stops
+    (``max_budget``), and so does the run, with exit 4."""
+    agents = Path(clean_env["XDG_CONFIG_HOME"]) / "aiagent" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "dear.md").write_text(DEAR)
+    answer = conversation(
+        [Turn(tool_calls=[task("Think.", agent="dear")], usage=(100, 10)),
+         Turn(text="parent done", usage=(100, 10))],
+        {"Think.": [Turn(tool_calls=[ToolCall("read_file", {"file_path": str(project / "notes.txt")})],
+                         usage=(100_000, 1000)),
+                    Turn(text="thought", usage=(100, 10))]})
+    with FakeLLM(responder=answer) as fake:
+        proc = run_cli("--headless", "--model", "claude-haiku-4-5", "--max-cost", "1", "--prompt",
+                       PARENT_PROMPT, "-o", "json", cwd=project, env=env_for(fake))
+        models = [r["json"]["model"] for r in fake.requests]
+    assert proc.returncode == 4, proc.stderr
+    assert models == ["claude-haiku-4-5", "claude-opus-4-1"]  # the child's second: not sent
+    data = json.loads(proc.stdout)
+    (sub,) = data["subagents"]
+    assert sub["stop_reason"] == "max_budget"
+    assert "stopped before finishing (max_budget)" in data["tool_calls"][0]["result"]
+    assert data["stop_reason"] == "max_budget"

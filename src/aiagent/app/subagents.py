@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aiagent.agent.core.budget import child_budget
 from aiagent.agent.core.conversation import Conversation
 from aiagent.agent.core.loop import Agent, AgentConfig
 from aiagent.agent.core.subagents.profiles import (
@@ -109,6 +110,7 @@ def build_child(app: Application, parent: Agent, depth: int, profile: Profile,
         system_prompt=system_prompt(settings, [*protocol_fragments(settings), instructions]),
         workspace=parent.workspace, approval=approval, redact=parent.redact,
         hooks=_child_hooks(parent, label, profile.name), conversation=conversation,
+        budget=child_budget(parent, choice.model),
     )
     child.user_hooks = parent.user_hooks  # its own children fire SubagentStop too
     if recorder is not None:  # each answer is stored with the tokens it took

@@ -15,13 +15,15 @@ dollars, or None when the model's price is unknown); the model is the request's.
 tokens of ``task`` children (``elsewhere``: (model, usage) of each, counted in the usage
 too) are priced at the model each child ran on (at the request's when that one's price
 is unknown), as the run's reported cost is.
-:func:`run_budget` builds the budget of ``[agent] max_cost`` / ``max_tokens``.
+:func:`run_budget` builds the budget of ``[agent] max_cost`` / ``max_tokens``;
+:func:`child_budget` a ``task`` child's share of it (:class:`ChildBudget`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from aiagent.agent.core.tokens import messages_tokens, text_tokens, tools_tokens
 from aiagent.contracts.messages import Usage
@@ -122,6 +124,48 @@ class Budget:
             return ""
         return (f"cost budget reached: ${so_far:.4f} spent, the next request costs about "
                 f"${nxt:.4f} more (limit ${self.max_cost:g}; raise it with --max-cost)")
+
+
+def child_budget(parent: Any, model: str) -> ChildBudget | None:
+    """The run's budget for a ``task`` child of ``parent`` (an Agent) on ``model``; None
+    when the run has none."""
+    run = parent.budget
+    limits = run.inner if isinstance(run, ChildBudget) else run
+    if not isinstance(limits, Budget) or not limits.active:
+        return None
+    return ChildBudget(parent, Budget(limits.max_cost, limits.max_tokens, limits.price, model=model))
+
+
+class ChildBudget:
+    """The run's limits as a ``task`` child sees them: before each of its requests, what the
+    rest of the run spent (its parent's tokens, each share at its model, and what was spent
+    outside its parent) plus its own. Siblings running side by side count for each other
+    once they are done (their tokens join the parent's then)."""
+
+    def __init__(self, parent: Any, inner: Budget) -> None:
+        self.parent, self.inner = parent, inner
+
+    @property
+    def active(self) -> bool:
+        return self.inner.active
+
+    @property
+    def reason(self) -> str:
+        return self.inner.reason
+
+    def outside(self) -> tuple[Usage, list[tuple[str, Usage]]]:
+        """What the run spent outside this child: (usage, (model, usage) of each share)."""
+        parent = self.parent
+        above = parent.budget.outside() if isinstance(parent.budget, ChildBudget) else (Usage(), [])
+        own = parent.usage
+        for _, share in parent.usage_elsewhere:
+            own = _minus(own, share, floor=0)
+        return above[0] + parent.usage, [*above[1], (parent.config.model, own), *parent.usage_elsewhere]
+
+    def check(self, request: CompletionRequest, used: Usage,
+              elsewhere: Sequence[tuple[str, Usage]] = ()) -> str:
+        before, shares = self.outside()
+        return self.inner.check(request, before + used, [*shares, *elsewhere])
 
 
 def _minus(a: Usage, b: Usage, floor: int | None = None) -> Usage:
