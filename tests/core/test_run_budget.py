@@ -115,3 +115,21 @@ def test_a_child_s_budget_counts_what_the_rest_of_the_run_spent() -> None:
     grand = child_budget(mid, "cheap")
     assert grand is not None and grand.outside()[0] == parent.usage + mid.usage
     assert child_budget(SimpleNamespace(budget=None), "dear") is None
+
+
+def test_a_child_on_a_model_of_unknown_price_is_priced_at_its_parent_s() -> None:
+    from types import SimpleNamespace
+
+    from aiagent.agent.core.budget import child_budget
+
+    def priced(model: str, usage: Usage) -> float | None:
+        return usage.input_tokens * 10.0 / 1e6 if model == "known" else None
+
+    parent = SimpleNamespace(budget=Budget(max_cost=1.0, price=priced, model="known"),
+                             usage=Usage(50_000, 0), usage_elsewhere=[],
+                             config=SimpleNamespace(model="known"))
+    child = child_budget(parent, "local-llama")
+    assert child is not None
+    ask = CompletionRequest(model="local-llama", system="", messages=[Message.user("x" * 40)])
+    assert child.check(ask, Usage(40_000, 0)) == ""  # $0.90
+    assert child.check(ask, Usage(60_000, 0)).startswith("cost budget reached: $1.1000 spent")

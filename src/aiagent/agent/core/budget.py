@@ -21,6 +21,7 @@ is unknown), as the run's reported cost is.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -164,7 +165,12 @@ class ChildBudget:
 
     def check(self, request: CompletionRequest, used: Usage,
               elsewhere: Sequence[tuple[str, Usage]] = ()) -> str:
+        """As :meth:`Budget.check`, the run's spending outside this child added; a child on
+        a model of unknown price is priced at its parent's (as the run's reported cost)."""
         before, shares = self.outside()
+        price = self.inner.price
+        if price is not None and price(request.model, Usage(1, 1)) is None:
+            request = dataclasses.replace(request, model=self.parent.config.model)
         return self.inner.check(request, before + used, [*shares, *elsewhere])
 
 
