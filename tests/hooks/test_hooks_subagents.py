@@ -181,3 +181,17 @@ def test_a_profile_s_narrower_mode_holds_with_a_pre_tool_use_hook(run_cli, user_
                        PARENT_PROMPT, "-o", "json", cwd=project, env=env_for(fake))
     assert proc.returncode == 0, proc.stderr
     assert not target.exists()
+
+
+def test_claude_settings_subagent_stop_runs_when_opted_in(run_cli, user_config, clean_env,
+                                                          project: Path, tmp_path: Path) -> None:
+    seen = tmp_path / "claude.jsonl"
+    settings = Path(clean_env["HOME"]) / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"hooks": {"SubagentStop": [
+        {"matcher": "general", "hooks": [{"type": "command", "command": _logger(seen)}]}]}}))
+    user_config("[hooks]\nread_claude_settings = true\n")
+    proc, _ = _delegate(run_cli, project, [Turn(text="child done")])
+    assert proc.returncode == 0, proc.stderr
+    (payload,) = _lines(seen)
+    assert payload["hook_event_name"] == "SubagentStop" and payload["agent_id"] == "general#1"
