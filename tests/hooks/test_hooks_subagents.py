@@ -195,3 +195,19 @@ def test_claude_settings_subagent_stop_runs_when_opted_in(run_cli, user_config, 
     assert proc.returncode == 0, proc.stderr
     (payload,) = _lines(seen)
     assert payload["hook_event_name"] == "SubagentStop" and payload["agent_id"] == "general#1"
+
+
+def test_continue_false_in_a_child_s_tool_hook_stops_that_child(run_cli, user_config,
+                                                                project: Path) -> None:
+    user_config(hook("PreToolUse", """echo '{"continue": false, "stopReason": "enough reading"}'""",
+                     matcher="read_file"))
+    notes = str(project / "notes.txt")
+    child = [Turn(tool_calls=[ToolCall("read_file", {"file_path": notes})]), Turn(text="never")]
+    proc, bodies = _delegate(run_cli, project, child)
+    assert "stopped the run: enough reading" in proc.stderr
+    assert len(_children(bodies)) == 1
+    data = json.loads(proc.stdout)
+    (sub,) = data["subagents"]
+    assert sub["stop_reason"] == "hook_stopped"
+    assert "stopped before finishing (hook_stopped)" in data["tool_calls"][0]["result"]
+    assert proc.returncode == 0 and data["answer"] == "parent done"
