@@ -174,4 +174,3 @@ def _approval(profile: Profile, policy: ApprovalPolicy) -> tuple[ApprovalPolicy,
     narrowed = copy.copy(policy)  # the same rules and saved grants, in the narrower mode
     narrowed.mode = mode  # type: ignore[assignment]  # checked against MODES by narrow_mode
     return narrowed, notes
-
