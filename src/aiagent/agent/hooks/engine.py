@@ -74,7 +74,9 @@ class UserHooks:
         self.conversation: Callable[[], list[Message]] = list
         self.policy: Any = None  # the approval policy: its mode now is the payload's permission_mode
         self.saved: Callable[[Message], None] | None = None  # stores a prompt changed here again
-        self._mark: tuple[str, int, str] | None = None  # (tool, id(args), allow | ask)
+        #: id(args) -> (tool, args, allow | ask) of each call between its PreToolUse and its
+        #: approval (several at once: task children run side by side); args kept: ids unique
+        self._marks: dict[int, tuple[str, Any, str]] = {}
         self._denied: set[str] = set()  # ids of calls a hook denied (no PostToolUse)
         self._went_on = 0  # times a Stop hook made the model go on since the last prompt
 
@@ -143,7 +145,7 @@ class UserHooks:
         self._add_context(got)
 
     async def before_tool(self, call: ToolCall) -> HookVerdict | None:
-        self._mark = None
+        self._marks.pop(id(call.args), None)
         if not self.hooks.has("PreToolUse"):
             return None
         got = await self.fire("PreToolUse", self._tool_fields(call), subject=call.name,
@@ -157,10 +159,11 @@ class UserHooks:
         wanted = {r.permission for r in got}
         permission = "ask" if "ask" in wanted else "allow" if "allow" in wanted else None
         if permission is not None:
-            self._mark = (call.name, id(call.args), permission)
+            self._marks[id(call.args)] = (call.name, call.args, permission)
         return None
 
     async def after_tool(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        self._marks.pop(id(call.args), None)  # a call that never reached its approval
         if call.id in self._denied or not self.hooks.has("PostToolUse"):
             self._denied.discard(call.id)
             return None
@@ -228,8 +231,8 @@ class UserHooks:
 
     def take_mark(self, tool: str, args: Any) -> str | None:
         """The PreToolUse permission ("allow", "ask") for this very call, used once."""
-        mark, self._mark = self._mark, None
-        if mark is not None and mark[0] == tool and mark[1] == id(args):
+        mark = self._marks.pop(id(args), None)
+        if mark is not None and mark[0] == tool and mark[1] is args:
             return mark[2]
         return None
 
