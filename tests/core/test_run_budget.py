@@ -64,3 +64,72 @@ def test_a_new_session_restarts_the_cache_estimate() -> None:
     budget.check(request(40), Usage(100, 10, cache_read_tokens=50))
     budget.check(request(40), Usage(20, 1))  # usage counted anew (another session)
     assert min(budget._last.as_dict().values()) >= 0
+
+
+def test_a_child_s_tokens_are_priced_at_the_child_s_model() -> None:
+    """``elsewhere`` (a task child's model and usage, part of the total) is priced at that
+    model; the rest at the request's; a child of unknown price at the request's."""
+    rates = {"cheap": 1.0, "dear": 20.0}  # dollars per million input tokens
+
+    def priced(model: str, usage: Usage) -> float | None:
+        rate = rates.get(model)
+        return None if rate is None else usage.input_tokens * rate / 1e6
+
+    child = Usage(100_000, 0)
+    total = Usage(10_000, 0) + child
+    budget = Budget(max_cost=1.0, price=priced, model="cheap")
+    assert budget.spent(total) == pytest.approx(0.11)
+    assert budget.spent(total, [("dear", child)]) == pytest.approx(0.01 + 2.0)
+    assert budget.spent(total, [("unknown", child)]) == pytest.approx(0.11)
+    cheap = CompletionRequest(model="cheap", system="", messages=[Message.user("x" * 40)])
+    assert budget.check(cheap, total) == ""  # all at the parent's price: $0.11
+    reason = budget.check(cheap, total, [("dear", child)])
+    assert reason.startswith("cost budget reached: $2.0100 spent")
+
+
+def test_a_child_s_budget_counts_what_the_rest_of_the_run_spent() -> None:
+    from types import SimpleNamespace
+
+    from aiagent.agent.core.budget import ChildBudget, child_budget
+
+    rates = {"cheap": 1.0, "dear": 20.0}
+
+    def priced(model: str, usage: Usage) -> float | None:
+        return usage.input_tokens * rates[model] / 1e6
+
+    run = Budget(max_cost=1.0, price=priced, model="cheap")
+    parent = SimpleNamespace(budget=run, usage=Usage(400_000, 0) + Usage(20_000, 0),
+                             usage_elsewhere=[("dear", Usage(20_000, 0))],
+                             config=SimpleNamespace(model="cheap"))
+    child = child_budget(parent, "dear")
+    assert isinstance(child, ChildBudget) and child.inner.model == "dear"
+    # spent outside: $0.40 (parent, cheap) + $0.40 (a finished sibling, dear)
+    assert child.outside()[1] == [("cheap", Usage(400_000, 0)), ("dear", Usage(20_000, 0))]
+    ask = CompletionRequest(model="dear", system="", messages=[Message.user("x" * 40)])
+    assert child.check(ask, Usage(5_000, 0)) == ""  # + $0.10 of its own
+    assert child.check(ask, Usage(15_000, 0)).startswith("cost budget reached: $1.1000 spent")
+    assert child.reason and not run.reason
+    # a grandchild sees its grandparent's spending too
+    mid = SimpleNamespace(budget=child, usage=Usage(15_000, 0), usage_elsewhere=[],
+                          config=SimpleNamespace(model="dear"))
+    grand = child_budget(mid, "cheap")
+    assert grand is not None and grand.outside()[0] == parent.usage + mid.usage
+    assert child_budget(SimpleNamespace(budget=None), "dear") is None
+
+
+def test_a_child_on_a_model_of_unknown_price_is_priced_at_its_parent_s() -> None:
+    from types import SimpleNamespace
+
+    from aiagent.agent.core.budget import child_budget
+
+    def priced(model: str, usage: Usage) -> float | None:
+        return usage.input_tokens * 10.0 / 1e6 if model == "known" else None
+
+    parent = SimpleNamespace(budget=Budget(max_cost=1.0, price=priced, model="known"),
+                             usage=Usage(50_000, 0), usage_elsewhere=[],
+                             config=SimpleNamespace(model="known"))
+    child = child_budget(parent, "local-llama")
+    assert child is not None
+    ask = CompletionRequest(model="local-llama", system="", messages=[Message.user("x" * 40)])
+    assert child.check(ask, Usage(40_000, 0)) == ""  # $0.90
+    assert child.check(ask, Usage(60_000, 0)).startswith("cost budget reached: $1.1000 spent")

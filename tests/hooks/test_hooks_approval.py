@@ -128,3 +128,22 @@ def test_an_unknown_permission_is_reported() -> None:
     reply = Reply(spec(), 0)
     read(reply, json.dumps({"hookSpecificOutput": {"permissionDecision": "maybe"}}), "")
     assert reply.permission is None and "is not one of allow, deny, ask" in reply.problems[0]
+
+
+def test_an_ask_holds_when_calls_of_several_children_interleave(tmp_path: Path) -> None:
+    """Task children run side by side: a second call's PreToolUse between the first call's
+    hook and its approval does not lose the first call's "ask"."""
+    hooks = answering("ask", tmp_path, skips=False)
+    first = ToolCall("c1", "write_file", {"file_path": "a.txt"})
+    second = ToolCall("c1", "write_file", {"file_path": "b.txt"})
+
+    async def go() -> tuple[str, str]:
+        assert await hooks.before_tool(first) is None
+        assert await hooks.before_tool(second) is None
+        approval = HookApproval(Policy("allow", interactive=False), hooks)
+        one = await approval.decide(Tool(), first.args)
+        two = await approval.decide(Tool(), second.args)
+        return one.verdict, two.verdict
+
+    assert asyncio.run(go()) == ("deny", "deny")
+    assert hooks._marks == {}  # each used once

@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aiagent.agent.core.budget import child_budget
 from aiagent.agent.core.conversation import Conversation
 from aiagent.agent.core.loop import Agent, AgentConfig
 from aiagent.agent.core.subagents.profiles import (
@@ -108,10 +109,10 @@ def build_child(app: Application, parent: Agent, depth: int, profile: Profile,
         make_provider(settings, choice), registry, config,
         system_prompt=system_prompt(settings, [*protocol_fragments(settings), instructions]),
         workspace=parent.workspace, approval=approval, redact=parent.redact,
-        hooks=Hooks(on_before_tool_call=list(parent.hooks.on_before_tool_call),
-                    on_after_tool_result=list(parent.hooks.on_after_tool_result)),
-        conversation=conversation,
+        hooks=_child_hooks(parent, label, profile.name), conversation=conversation,
+        budget=child_budget(parent, choice.model),
     )
+    child.user_hooks = parent.user_hooks  # its own children fire SubagentStop too
     if recorder is not None:  # each answer is stored with the tokens it took
         recorder.usage_total = lambda: child.usage
     child.use_files(parent.files)
@@ -142,14 +143,29 @@ def child_conversation(parent: Agent, label: str, title: str, provider: str,
     return Conversation(on_append=recorder), recorder
 
 
+def _child_hooks(parent: Agent, label: str, name: str) -> Hooks:
+    """The parent's tool-call hooks (user hooks' PreToolUse/PostToolUse among them) and, with
+    user hooks, SubagentStop at the child's end; not the parent's Stop or prompt hooks."""
+    hooks = Hooks(on_before_tool_call=list(parent.hooks.on_before_tool_call),
+                  on_after_tool_result=list(parent.hooks.on_after_tool_result))
+    if parent.user_hooks is not None:
+        hooks.extend(parent.user_hooks.for_child(label or name, name))
+    return hooks
+
+
 def _limit(app: Application) -> int:
     return app.settings.agent.subagent_depth
 
 
 def _approval(profile: Profile, policy: ApprovalPolicy) -> tuple[ApprovalPolicy, list[str]]:
-    """The parent's policy, or a copy in the narrower mode the profile asks for."""
+    """The parent's policy, or a copy in the narrower mode the profile asks for. A policy
+    wrapped by the user hooks' approval (a PreToolUse hook) is narrowed inside the wrapper."""
+    from aiagent.agent.hooks.engine import HookApproval
     from aiagent.agent.permissions.policy import PermissionPolicy
 
+    if isinstance(policy, HookApproval) and isinstance(policy.inner, PermissionPolicy):
+        narrowed, notes = _approval(profile, policy.inner)
+        return (policy if narrowed is policy.inner else HookApproval(narrowed, policy.hooks)), notes
     if not isinstance(policy, PermissionPolicy):
         return policy, []
     mode, notes = narrow_mode(profile, policy.mode)

@@ -22,7 +22,7 @@ written for it reads ours (the schema of every line is ``docs/stream-json.schema
   ``parent_tool_use_id`` (the parent's ``task`` call, as Claude Code's subagent lines do)
   and ``subagent`` (``{"name": profile, "label": "general#1"}``); a
   ``{"type": "system", "subtype": "subagent_result", ...}`` line says how the child ended
-  (its turns, tokens, stop reason);
+  (its turns, tokens, their cost at the child's own model, stop reason);
 - ``{"type": "result", "subtype": "success" | "error_max_turns" | "error_max_budget_usd"
   | "error_during_execution", ...}`` last (one per user message with
   ``--input-format stream-json``).
@@ -71,6 +71,13 @@ def claude_usage(usage: Usage | None) -> dict[str, int] | None:
     return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
             "cache_read_input_tokens": usage.cache_read_tokens,
             "cache_creation_input_tokens": usage.cache_write_tokens}
+
+
+def _child_cost(model: str, usage: Usage) -> float | None:
+    """A task child's tokens at its own model's price (None: unknown price or no usage)."""
+    from aiagent.infra.config.pricing import cost
+
+    return cost(model, usage) if model and claude_usage(usage) is not None else None
 
 
 class LineWriter:
@@ -281,7 +288,8 @@ class StreamJsonRenderer:
         elif isinstance(inner, DoneEvent):
             self._child_text.pop(key, None)
             self._system("subagent_result", **tags, model=wrapped.model, stop_reason=inner.stop_reason,
-                         num_turns=inner.turns, usage=claude_usage(inner.usage))
+                         num_turns=inner.turns, usage=claude_usage(inner.usage),
+                         cost_usd=_child_cost(wrapped.model, inner.usage))
 
     def input_error(self, line: int, message: str) -> None:
         self._system("input_error", line=line, message=message)

@@ -11,14 +11,20 @@ may end above a limit by at most one response's output (bounded by the provider'
 provider's cache is priced as a cache read.
 
 Prices come from :mod:`aiagent.infra.config.pricing` (``price(model, usage)`` in
-dollars, or None when the model's price is unknown); the model is the request's.
-:func:`run_budget` builds the budget of ``[agent] max_cost`` / ``max_tokens``.
+dollars, or None when the model's price is unknown); the model is the request's. The
+tokens of ``task`` children (``elsewhere``: (model, usage) of each, counted in the usage
+too) are priced at the model each child ran on (at the request's when that one's price
+is unknown), as the run's reported cost is.
+:func:`run_budget` builds the budget of ``[agent] max_cost`` / ``max_tokens``;
+:func:`child_budget` a ``task`` child's share of it (:class:`ChildBudget`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from aiagent.agent.core.tokens import messages_tokens, text_tokens, tools_tokens
 from aiagent.contracts.messages import Usage
@@ -65,18 +71,31 @@ class Budget:
     reason: str = ""
     _seen: Usage = field(default_factory=Usage)
     _last: Usage = field(default_factory=Usage)
+    _elsewhere: list[tuple[str, Usage]] = field(default_factory=list)
 
     @property
     def active(self) -> bool:
         return bool(self.max_cost) or bool(self.max_tokens)
 
-    def spent(self, usage: Usage) -> float | None:
-        """Dollars for ``usage``, or None when the price is unknown."""
-        return self.price(self.model, usage) if self.price is not None else None
+    def spent(self, usage: Usage, elsewhere: Sequence[tuple[str, Usage]] = ()) -> float | None:
+        """Dollars for ``usage``, or None when the price is unknown; the part of it each of
+        ``elsewhere`` spent at that one's model."""
+        if self.price is None:
+            return None
+        own, extra = usage, 0.0
+        for model, share in elsewhere:
+            priced = self.price(model, share)
+            if priced is not None:
+                own, extra = _minus(own, share, floor=0), extra + priced
+        main = self.price(self.model, own)
+        return None if main is None else main + extra
 
-    def check(self, request: CompletionRequest, used: Usage) -> str:
-        """Why sending ``request`` after ``used`` would pass a limit ("" when it would not)."""
+    def check(self, request: CompletionRequest, used: Usage,
+              elsewhere: Sequence[tuple[str, Usage]] = ()) -> str:
+        """Why sending ``request`` after ``used`` would pass a limit ("" when it would not);
+        ``elsewhere``: (model, usage) of each task child, part of ``used``."""
         self.model = request.model or self.model
+        self._elsewhere = list(elsewhere)
         if used != self._seen:  # what the requests since the last check reported
             last = _minus(used, self._seen)
             self._last = last if min(last.as_dict().values()) >= 0 else used  # a new session
@@ -99,7 +118,7 @@ class Budget:
     def _cost_reason(self, estimate: int, used: Usage) -> str:
         if not self.max_cost:
             return ""
-        so_far = self.spent(used) or 0.0
+        so_far = self.spent(used, self._elsewhere) or 0.0
         cached = min(self._last.cache_read_tokens, estimate)
         nxt = self.spent(Usage(input_tokens=estimate - cached, cache_read_tokens=cached)) or 0.0
         if so_far + nxt <= self.max_cost:
@@ -108,7 +127,54 @@ class Budget:
                 f"${nxt:.4f} more (limit ${self.max_cost:g}; raise it with --max-cost)")
 
 
-def _minus(a: Usage, b: Usage) -> Usage:
-    return Usage(a.input_tokens - b.input_tokens, a.output_tokens - b.output_tokens,
-                 a.cache_read_tokens - b.cache_read_tokens,
-                 a.cache_write_tokens - b.cache_write_tokens)
+def child_budget(parent: Any, model: str) -> ChildBudget | None:
+    """The run's budget for a ``task`` child of ``parent`` (an Agent) on ``model``; None
+    when the run has none."""
+    run = parent.budget
+    limits = run.inner if isinstance(run, ChildBudget) else run
+    if not isinstance(limits, Budget) or not limits.active:
+        return None
+    return ChildBudget(parent, Budget(limits.max_cost, limits.max_tokens, limits.price, model=model))
+
+
+class ChildBudget:
+    """The run's limits as a ``task`` child sees them: before each of its requests, what the
+    rest of the run spent (its parent's tokens, each share at its model, and what was spent
+    outside its parent) plus its own. Siblings running side by side count for each other
+    once they are done (their tokens join the parent's then)."""
+
+    def __init__(self, parent: Any, inner: Budget) -> None:
+        self.parent, self.inner = parent, inner
+
+    @property
+    def active(self) -> bool:
+        return self.inner.active
+
+    @property
+    def reason(self) -> str:
+        return self.inner.reason
+
+    def outside(self) -> tuple[Usage, list[tuple[str, Usage]]]:
+        """What the run spent outside this child: (usage, (model, usage) of each share)."""
+        parent = self.parent
+        above = parent.budget.outside() if isinstance(parent.budget, ChildBudget) else (Usage(), [])
+        own = parent.usage
+        for _, share in parent.usage_elsewhere:
+            own = _minus(own, share, floor=0)
+        return above[0] + parent.usage, [*above[1], (parent.config.model, own), *parent.usage_elsewhere]
+
+    def check(self, request: CompletionRequest, used: Usage,
+              elsewhere: Sequence[tuple[str, Usage]] = ()) -> str:
+        """As :meth:`Budget.check`, the run's spending outside this child added; a child on
+        a model of unknown price is priced at its parent's (as the run's reported cost)."""
+        before, shares = self.outside()
+        price = self.inner.price
+        if price is not None and price(request.model, Usage(1, 1)) is None:
+            request = dataclasses.replace(request, model=self.parent.config.model)
+        return self.inner.check(request, before + used, [*shares, *elsewhere])
+
+
+def _minus(a: Usage, b: Usage, floor: int | None = None) -> Usage:
+    values = (a.input_tokens - b.input_tokens, a.output_tokens - b.output_tokens,
+              a.cache_read_tokens - b.cache_read_tokens, a.cache_write_tokens - b.cache_write_tokens)
+    return Usage(*(v if floor is None else max(floor, v) for v in values))

@@ -150,6 +150,7 @@ class Agent:
         self.redact = redact  # masks secret values in live tool output
         self.build_prompt = build_prompt  # system prompt with extra fragments (skills)
         self.skills: Any = None  # the skill runtime, once added with use_skills
+        self.user_hooks: Any = None  # the user's hooks (aiagent.agent.hooks), for its task children
         self.usage = Usage()
         #: a spending limit checked before each request (:class:`aiagent.agent.core.budget.Budget`)
         self.budget: Any = budget
@@ -335,7 +336,8 @@ class Agent:
         window, the context is shrunk and compacted once more, and the request sent again."""
         while True:
             request = await self.context.prepare(self.request(), self.provider, emit)
-            over = self.budget.check(request, self.usage) if self.budget is not None else ""
+            over = (self.budget.check(request, self.usage, self.usage_elsewhere)
+                    if self.budget is not None else "")
             if over:
                 raise RunEnded("max_budget", EXIT_LIMIT, over)
             try:

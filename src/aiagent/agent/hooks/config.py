@@ -23,9 +23,9 @@ from typing import Any
 from aiagent.infra.config import paths
 from aiagent.infra.config.settings import ConfigError, Settings, read_toml
 
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart")
+EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart")
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
-MATCHED_EVENTS = (*TOOL_EVENTS, "SessionStart")  # the matcher is ignored for the others
+MATCHED_EVENTS = (*TOOL_EVENTS, "SessionStart", "SubagentStop")  # the matcher is ignored for the others
 ALL = ("", "*")
 
 
@@ -64,7 +64,8 @@ class HookSpec:
         return f"{self.source}: {self.key}"
 
     def matches(self, subject: str | None) -> bool:
-        """Whether this hook fires for ``subject`` (a tool name, a session source)."""
+        """Whether this hook fires for ``subject`` (a tool name, a session source, a
+        subagent's profile name)."""
         if self.pattern is None or subject is None or self.event not in MATCHED_EVENTS:
             return True
         names = [subject, *aliases_of(subject)] if self.event in TOOL_EVENTS else [subject]

@@ -12,6 +12,10 @@
   appended to the result the model reads (the tool has run: nothing is undone).
 * Stop: when the model answered without calling a tool; a block (exit 2, ``decision:
   "block"``) makes it go on with the reason, at most ``max_stop_continuations`` times.
+* SubagentStop: the same when a ``task`` child answered without calling a tool (matched
+  on the child's profile name); a block makes that child go on (:meth:`UserHooks.for_child`).
+  A child's tool calls fire PreToolUse and PostToolUse; Stop, UserPromptSubmit and
+  SessionStart are the main agent's only.
 
 Hooks of one event run one after the other, in configuration order (user's, project's,
 then Claude's files). Anything a hook does wrong is reported once as a warning and the
@@ -40,6 +44,7 @@ log = logging.getLogger("aiagent.agent.hooks")
 EXIT_HOOK_STOPPED = 1
 BLOCKED_PROMPT = "[this prompt was blocked by a UserPromptSubmit hook and not sent]"
 STOP_FEEDBACK = "Stop hook feedback (a hook asks you to go on before you stop):"
+SUBAGENT_STOP_FEEDBACK = "SubagentStop hook feedback (a hook asks you to go on before you stop):"
 Reporter = Callable[[str], None]
 
 
@@ -69,7 +74,9 @@ class UserHooks:
         self.conversation: Callable[[], list[Message]] = list
         self.policy: Any = None  # the approval policy: its mode now is the payload's permission_mode
         self.saved: Callable[[Message], None] | None = None  # stores a prompt changed here again
-        self._mark: tuple[str, int, str] | None = None  # (tool, id(args), allow | ask)
+        #: id(args) -> (tool, args, allow | ask) of each call between its PreToolUse and its
+        #: approval (several at once: task children run side by side); args kept: ids unique
+        self._marks: dict[int, tuple[str, Any, str]] = {}
         self._denied: set[str] = set()  # ids of calls a hook denied (no PostToolUse)
         self._went_on = 0  # times a Stop hook made the model go on since the last prompt
 
@@ -138,7 +145,7 @@ class UserHooks:
         self._add_context(got)
 
     async def before_tool(self, call: ToolCall) -> HookVerdict | None:
-        self._mark = None
+        self._marks.pop(id(call.args), None)
         if not self.hooks.has("PreToolUse"):
             return None
         got = await self.fire("PreToolUse", self._tool_fields(call), subject=call.name,
@@ -152,10 +159,11 @@ class UserHooks:
         wanted = {r.permission for r in got}
         permission = "ask" if "ask" in wanted else "allow" if "allow" in wanted else None
         if permission is not None:
-            self._mark = (call.name, id(call.args), permission)
+            self._marks[id(call.args)] = (call.name, call.args, permission)
         return None
 
     async def after_tool(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        self._marks.pop(id(call.args), None)  # a call that never reached its approval
         if call.id in self._denied or not self.hooks.has("PostToolUse"):
             self._denied.discard(call.id)
             return None
@@ -176,25 +184,55 @@ class UserHooks:
             return
         got = await self.fire("Stop", {"stop_hook_active": self._went_on > 0,
                                        "last_assistant_message": text})
+        reason = self._continuation(got, "Stop", self._went_on, "the model")
+        if reason is not None:
+            self._went_on += 1
+            raise GoOn(f"{STOP_FEEDBACK}\n{reason}")
+
+    def for_child(self, label: str, agent_type: str) -> Hooks:
+        """The hook point of a ``task`` child's end: SubagentStop (matched on ``agent_type``,
+        the child's profile); a "block" makes that child go on with the reason, at most
+        ``max_stop_continuations`` times. Its tool calls fire the run's tool hooks (the
+        set-up gives it those); Stop and UserPromptSubmit are the main agent's only."""
+        went_on = 0
+
+        async def answered(text: str) -> str | None:
+            nonlocal went_on
+            if not self.hooks.for_event("SubagentStop", agent_type):
+                return None
+            got = await self.fire("SubagentStop", {
+                "stop_hook_active": went_on > 0, "last_assistant_message": text,
+                "agent_id": label, "agent_type": agent_type, "agent_transcript_path": ""},
+                subject=agent_type)
+            reason = self._continuation(got, "SubagentStop", went_on, f"subagent {label}")
+            if reason is None:
+                return None
+            went_on += 1
+            raise GoOn(f"{SUBAGENT_STOP_FEEDBACK}\n{reason}")
+
+        return Hooks(on_after_response=[answered])
+
+    def _continuation(self, got: list[Reply], event: str, went_on: int, who: str) -> str | None:
+        """The reason a Stop-like hook's "block" gives to go on, or None when it did not
+        block, said ``"continue": false`` (which wins: it stops), or the bound is reached."""
         blocking = [r for r in got if r.block]
-        if not blocking or any(r.stop for r in got):  # "continue": false wins: it stops
-            return
+        if not blocking or any(r.stop for r in got):
+            return None
         where, reason = blocking[0].spec.where, "\n".join(r.reason for r in blocking)
         bound = self.hooks.max_stop_continuations
-        if self._went_on >= bound:
-            self.report(f"Stop hook {where} asked the model to go on again ({_brief(reason)}); "
-                        f"not honoured: it already went on {self._went_on} time(s) "
+        if went_on >= bound:
+            self.report(f"{event} hook {where} asked {who} to go on again ({_brief(reason)}); "
+                        f"not honoured: it already went on {went_on} time(s) "
                         f"([hooks] max_stop_continuations = {bound})")
-            return
-        self._went_on += 1
-        self.report(f"Stop hook {where} makes the model go on ({self._went_on}/{bound}): "
+            return None
+        self.report(f"{event} hook {where} makes {who} go on ({went_on + 1}/{bound}): "
                     f"{_brief(reason, 200)}")
-        raise GoOn(f"{STOP_FEEDBACK}\n{reason}")
+        return reason
 
     def take_mark(self, tool: str, args: Any) -> str | None:
         """The PreToolUse permission ("allow", "ask") for this very call, used once."""
-        mark, self._mark = self._mark, None
-        if mark is not None and mark[0] == tool and mark[1] == id(args):
+        mark = self._marks.pop(id(args), None)
+        if mark is not None and mark[0] == tool and mark[1] is args:
             return mark[2]
         return None
 

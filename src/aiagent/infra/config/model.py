@@ -279,6 +279,7 @@ class HookSettings:
     PostToolUse: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815
     UserPromptSubmit: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815
     Stop: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815
+    SubagentStop: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815
     SessionStart: list[Mapping[str, Any]] = field(default_factory=list)  # noqa: N815
 
 

@@ -92,13 +92,24 @@ class Subagents:
             try:
                 await child.aclose()
             finally:
-                self.parent.add_usage(child.usage, model)
+                _count(self.parent, child, model)
                 if done is None:  # stopped from outside (the parent was cancelled)
                     forward(DoneEvent("interrupted", "", 0, child.usage, EXIT_INTERRUPTED))
                 self.runs.append(ChildRun(label, profile.name, model,
                                           done.stop_reason if done else "interrupted",
                                           done.turns if done else 0, child.usage))
         return _result(done, label, notes, self.runs[-1])
+
+
+def _count(parent: Agent, child: Agent, model: str) -> None:
+    """Add ``child``'s tokens to ``parent``'s: its own at ``model``, those of its own children
+    at the models they ran on (each priced at the model that spent it)."""
+    own = child.usage.as_dict()
+    for _, usage in child.usage_elsewhere:
+        own = {key: max(0, value - usage.as_dict()[key]) for key, value in own.items()}
+    parent.add_usage(Usage(**own), model)
+    for other, usage in child.usage_elsewhere:
+        parent.add_usage(usage, other)
 
 
 def _forwarder(ctx: ToolContext, name: str, label: str,
