@@ -151,6 +151,8 @@ def test_malformed_json_rpc_is_answered_and_the_server_keeps_going(env: dict[str
     assert second["error"]["code"] == -32600 and second["id"] == 7
     assert third["error"]["code"] == -32700
     assert init["id"] == 1 and init["result"]["serverInfo"]["name"] == "aiagent"
+    assert init["result"]["capabilities"].keys() >= {"tools"}
+    assert not init["result"]["capabilities"].keys() & {"resources", "prompts"}  # tools only
     assert code == 0
     assert "Traceback" not in (tmp_path / "err").read_text()
 

@@ -272,7 +272,7 @@ class StreamJsonRenderer:
             return  # its text goes out with its first tool call, in one message
         elif isinstance(inner, ToolCallEvent | TurnEndEvent):
             text = "".join(self._child_text.pop(key, []))
-            content = [{"type": "text", "text": text}] if text else []
+            content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
             if isinstance(inner, ToolCallEvent):
                 content.append({"type": "tool_use", "id": inner.id, "name": inner.name, "input": inner.args})
             if content:

@@ -90,7 +90,7 @@ def parse_file(path: Path, language: str) -> Any | None:
 
 
 def node_text_line(node: Any) -> str:
-    first = node.text.decode("utf-8", "replace").split("\n", 1)[0].strip()
+    first: str = node.text.decode("utf-8", "replace").split("\n", 1)[0].strip()
     return first[:200]
 
 
@@ -100,7 +100,7 @@ def matches_in(tree: Any, query: Any, kind: str, pattern: str | None) -> Iterato
 
     for _index, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
         names = captures.get("name") or []
-        name = names[0].text.decode("utf-8", "replace") if names else ""
+        name = (names[0].text or b"").decode("utf-8", "replace") if names else ""
         if pattern and not fnmatch.fnmatchcase(name, pattern):
             continue
         nodes = captures.get("node") or [n for group in captures.values() for n in group]

@@ -308,7 +308,7 @@ class ReadFileTool(BuiltinTool):
         ["file_path"],
     )
 
-    async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> str | ToolResult:
         offset = int_arg(args, "offset", 1)
         limit = int_arg(args, "limit", 2000)
         if offset <= 0:

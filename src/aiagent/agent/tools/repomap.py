@@ -71,7 +71,7 @@ def file_tags(data: bytes, language: str) -> Tags:
         names = captures.get("name") or []
         if not names:
             continue
-        name = names[0].text.decode("utf-8", "replace")
+        name = (names[0].text or b"").decode("utf-8", "replace")  # None only without the source
         if kinds[index] in DEF_KINDS:
             nodes = captures.get("node") or names
             node = min(nodes, key=lambda n: n.start_byte)
@@ -228,9 +228,9 @@ def pagerank(edges: dict[str, dict[str, float]], nodes: list[str],
         dangling = sum(rank[i] for i in dangling_nodes)
         base = 1 - DAMPING + DAMPING * dangling
         nxt = [base * p for p in personal]
-        for src, targets in links:
-            share = DAMPING * rank[src]
-            for dst, w in targets:
+        for i, shares in links:
+            share = DAMPING * rank[i]
+            for dst, w in shares:
                 nxt[dst] += share * w
         delta = sum(abs(a - b) for a, b in zip(nxt, rank, strict=True))
         rank = nxt

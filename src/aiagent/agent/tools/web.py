@@ -44,7 +44,7 @@ class WebOptions:
     @classmethod
     def from_tool_settings(cls, tools: dict[str, Any]) -> WebOptions:
         web = dict(tools.get("web") or {})
-        known = {k: web[k] for k in cls.__slots__ if k in web}  # type: ignore[attr-defined]
+        known = {k: web[k] for k in cls.__slots__ if k in web}
         known["allow_networks"] = tuple(known.get("allow_networks") or ())
         return cls(**known)
 

@@ -59,7 +59,7 @@ async def explain(static: dict[str, Any], complete: Complete, *, attempts: int =
 
 def parse_report(answer: str) -> tuple[dict[str, Any] | None, str]:
     """The JSON object in ``answer`` if it matches the schema, else None and why."""
-    import jsonschema  # type: ignore[import-untyped]
+    import jsonschema
 
     text = answer.strip()
     start, end = text.find("{"), text.rfind("}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from aiagent import __version__
 from aiagent.engines.security.config import SecurityConfig
@@ -12,7 +13,7 @@ from aiagent.engines.security.scanners.base import FileScanner
 
 
 def scanners_signature(scanners: Sequence[FileScanner], config: SecurityConfig) -> str:
-    payload = {
+    payload: dict[str, Any] = {
         "aiagent": __version__,
         "scanners": [[s.name, s.version] for s in scanners],
         "rules": list(config.rules),

@@ -202,6 +202,7 @@ class _Run:
     def finish(self, value: dict[str, Any], found: int) -> dict[str, Any]:
         """Unknown names removed, invalid diagrams dropped, both counted."""
         report = self.analysis.report
+        cleaned: dict[str, Any]
         cleaned, removed = _clean(self.names, value)
         for key, text in _diagrams(cleaned):
             try:
@@ -214,6 +215,12 @@ class _Run:
         report.names_removed += removed
         report.names_fixed += max(0, found - removed)
         return cleaned
+
+
+def _table(stored: dict[str, Any], key: str) -> dict[str, Any]:
+    """``stored[key]`` when it is a table (a stored answer from an older run may not be)."""
+    value = stored.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _schema_name(kind: str) -> str:
@@ -288,7 +295,7 @@ async def _modules(run: _Run, todo: Plan, stored: dict[str, Any], say: Say) -> N
     """Each module starts as soon as the modules it imports are done (not round by round);
     ``run.limit`` bounds the calls in flight, and waiters get it leaves first (FIFO)."""
     ctx, analysis = run.ctx, run.analysis
-    old = stored.get("modules") if isinstance(stored.get("modules"), dict) else {}
+    old = _table(stored, "modules")
     by_id = {m.id: m for m in ctx.modules}
     waits = prerequisites(ctx.modules)
     done = {mid: asyncio.Event() for mid in waits}
@@ -340,7 +347,7 @@ async def _synthesis_and_deep(run: _Run, stored: dict[str, Any], steps: list[str
         else:
             analysis.synthesis = await run.ask("synthesis", synthesis_briefing(ctx, summaries), "synthesis")
     if "deep" in steps:
-        old = stored.get("deep") if isinstance(stored.get("deep"), dict) else {}
+        old = _table(stored, "deep")
         central = module_centrality(ctx)[: int(config()["depth"]["deep_dives"])]
         todo = [m for m in central if m.id in fresh or not isinstance(old.get(m.id), dict)]
         for m in central:
@@ -358,7 +365,7 @@ async def _steering_pages(run: _Run, stored: dict[str, Any]) -> None:
     answer is reused when no module changed and its title and instructions are the same."""
 
     ctx, analysis = run.ctx, run.analysis
-    old = stored.get("pages") if isinstance(stored.get("pages"), dict) else {}
+    old = _table(stored, "pages")
     fresh = bool(analysis.report.analysed)
     summaries = {k: str(v.get("summary", "")) for k, v in analysis.modules.items()}
     todo = []

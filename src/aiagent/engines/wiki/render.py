@@ -131,7 +131,7 @@ def _swap(staging: Path, output: Path) -> None:
 
 
 def mkdocs_yaml(pages: list[Page], title: str, local_mermaid: bool = False) -> str:
-    import yaml  # type: ignore[import-untyped]
+    import yaml
 
     nav: list[object] = [{"Overview": "index.md"}]
     for name, prefix in SECTIONS:

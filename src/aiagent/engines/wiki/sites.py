@@ -51,7 +51,7 @@ def description(body: str) -> str:
 
 
 def front_matter(fields: dict[str, object], body: str) -> str:
-    import yaml  # type: ignore[import-untyped]
+    import yaml
 
     fields = {k: v for k, v in fields.items() if v != ""}
     text = yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, width=1000)

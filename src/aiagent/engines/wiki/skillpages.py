@@ -91,7 +91,8 @@ def _items(wiki: dict[str, Any], key: str) -> tuple[Any, ...]:
 
 def _discover(settings: Settings, root: Path) -> tuple[Any, set[str]]:
     """What skills exist (held back as usual in an untrusted folder) and which are disabled."""
-    from aiagent.agent.skills.factory import skills_table, trust_gate
+    from aiagent.agent.skills.config import skills_table
+    from aiagent.agent.skills.factory import trust_gate
     from aiagent.agent.skills.loader import default_sources, discover
 
     table = skills_table(settings)

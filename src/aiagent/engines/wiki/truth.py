@@ -57,7 +57,7 @@ class Names:
         for other in (*model.build, *model.config, *model.docs):
             names.files.setdefault(other.rel, 0)
         names.words.update(modules)
-        names.words.update(keyword.kwlist + dir(builtins))
+        names.words.update((*keyword.kwlist, *dir(builtins)))
         names.words.update(OTHER_WORDS)
         return names
 

@@ -159,7 +159,7 @@ class LazyGroup(click.Group):
 )
 @click.option("--trust", is_flag=True, help="Trust this folder for this run (its skills and config).")
 @click.pass_context
-def cli(ctx: click.Context, **options: Any) -> None:
+def cli(ctx: click.Context, /, **options: Any) -> None:
     """aiagent: an AI coding agent for the terminal and for CI."""
     if ctx.invoked_subcommand is not None:
         return

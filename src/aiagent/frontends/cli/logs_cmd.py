@@ -125,7 +125,8 @@ async def _explain(app: Any, static: dict[str, Any], question: str | None) -> An
     llm = app.one_shot(max_tokens=4096)
 
     async def complete(system: str, prompt: str) -> str:
-        return await llm(prompt, {"system": system})
+        text: str = await llm(prompt, {"system": system})
+        return text
 
     limit = settings.agent.timeout or None
     try:

@@ -64,9 +64,9 @@ def wiki(path: Path, output: Path | None, fmt: str, diagrams: str, mermaid_js: P
          check: bool, check_min: float | None, as_json: bool, model: ModelRequest) -> int:
     """Generate a wiki of the project at PATH: modules, APIs, diagrams, tests, security."""
     import os
+    import sys
 
-
-    stderr = click.get_text_stream("stderr")
+    stderr = sys.stderr  # click.get_text_stream: deprecated in Click 8.5, gone in 9
     say = Progress(stderr, wants_live(stderr, os.environ))
     if not path.is_dir():
         problem = "not a folder" if path.exists() else "no such folder"

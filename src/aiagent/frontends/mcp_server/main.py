@@ -8,7 +8,7 @@ import contextlib
 import logging
 import signal
 import sys
-from typing import IO, Any
+from typing import IO
 
 from aiagent.frontends.mcp_server.server import MAX_MESSAGE, ServeOptions, build
 from aiagent.frontends.mcp_server.stdio import capped_stdio, claim_stdio
@@ -36,8 +36,9 @@ def _quiet_sdk() -> None:
 async def _serve(options: ServeOptions, wire_in: int, wire_out: IO[bytes]) -> None:
     import anyio
 
-    server = build(options)
-    lowlevel: Any = server._lowlevel_server  # MCPServer.run_stdio_async's own, on our transport
+    from aiagent.frontends.mcp_server.protocol import lowlevel
+
+    server = lowlevel(build(options))
     with anyio.CancelScope() as scope:
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -45,4 +46,4 @@ async def _serve(options: ServeOptions, wire_in: int, wire_out: IO[bytes]) -> No
 
                 asyncio.get_running_loop().add_signal_handler(sig, scope.cancel)
         async with capped_stdio(wire_in, wire_out, MAX_MESSAGE) as (read, write):
-            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+            await server.run(read, write, server.create_initialization_options())

@@ -180,7 +180,7 @@ def clamp_mode(asked: str | None, cap: str) -> str:
     return mode
 
 
-def build(options: ServeOptions) -> Any:
+def build(options: ServeOptions) -> MCPServer[Any]:
     """The ``MCPServer`` with the five tools."""
     from aiagent import __version__
 

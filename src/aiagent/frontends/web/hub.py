@@ -26,6 +26,7 @@ from aiagent.infra.store.sessions import SessionNotFound
 if TYPE_CHECKING:
     from aiagent.app import Application, Started
     from aiagent.contracts.messages import ImageBlock
+    from aiagent.frontends.web.engines import HostedStarted
     from aiagent.infra.store.sessions import SessionInfo, SessionStore
 
 
@@ -39,7 +40,7 @@ class HubError(Exception):
 
 @dataclass
 class Live:
-    started: Started | None = None  # built by the session's first turn
+    started: Started | HostedStarted | None = None  # built by the session's first turn
     turn: TurnLog | None = None
     task: asyncio.Task[None] | None = None
     approvals: dict[str, ApprovalRequestEvent] = field(default_factory=dict)
@@ -201,7 +202,7 @@ class Hub:
                 spec = engines_of(self.app.settings).get(engine)
                 if spec is None:
                     raise HubError(400, f"engine {engine!r} is no longer configured")
-                live.started = hosted(spec, self.app.settings, self.store, session_id)  # type: ignore[assignment]
+                live.started = hosted(spec, self.app.settings, self.store, session_id)
             else:
                 live.started = self.app.start(SessionRequest(resume=session_id))
         return live.started.agent
@@ -226,7 +227,7 @@ class Hub:
         if answer not in event.options:
             raise HubError(400, f"answer must be one of: {', '.join(event.options)}")
         del live.approvals[approval_id]
-        event.answer(answer)  # type: ignore[arg-type]  # the policy saves "always" itself
+        event.answer(answer)  # the policy saves "always" itself
         if live.turn is not None:
             live.turn.add("approval-answer", {"id": approval_id, "answer": answer})
 

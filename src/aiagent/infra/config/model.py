@@ -16,9 +16,12 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 Table = Mapping[str, Any]
 
@@ -307,7 +310,7 @@ def build(cls: type[T], table: Mapping[str, Any]) -> T:
     """``cls`` from a validated table; absent keys keep the class's defaults."""
     hints = _hints(cls)
     values: dict[str, Any] = {}
-    for item in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for item in dataclasses.fields(cls):
         if item.name not in table or table[item.name] is None:
             continue
         value = table[item.name]

@@ -359,7 +359,8 @@ class Settings:
 
     def masked(self) -> dict[str, Any]:
         """The merged settings with every secret-looking value masked."""
-        return _mask(self.data)
+        masked: dict[str, Any] = _mask(self.data)
+        return masked
 
 
 def _apply_trust(workspace: Path, layers: list[Layer], env: Mapping[str, str],

@@ -170,7 +170,7 @@ def _reask(problem: str) -> str:
 
 
 def _validator(schema: dict[str, Any]) -> Any:
-    import jsonschema  # type: ignore[import-untyped]
+    import jsonschema
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     cls.check_schema(schema)

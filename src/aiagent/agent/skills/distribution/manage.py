@@ -147,8 +147,7 @@ def update(ctx: Context, names: list[str], confirm: Confirm) -> list[Pin]:
     done: list[Pin] = []
     for project in (False, True):
         chosen = [p for p, proj in _installed_pins(ctx) if proj == project and (not names or p.name in names)]
-        requests = [_update_request(ctx, p) for p in chosen]
-        requests = [r for r in requests if r is not None]
+        requests = [r for r in (_update_request(ctx, p) for p in chosen) if r is not None]
         if not requests:
             continue
         installer = ctx.installer(project)

@@ -12,6 +12,7 @@ from typing import Any
 
 from aiagent.agent.skills.distribution import gitio, sources
 from aiagent.agent.skills.distribution.fstree import remove, write_atomic
+from aiagent.agent.skills.distribution.lockfile import Pin
 from aiagent.agent.skills.distribution.names import (
     DistError,
     check_git_url,
@@ -36,7 +37,8 @@ class Published:
 def _dump(data: Any) -> str:
     import yaml
 
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    text: str = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    return text
 
 
 def _identity(repo: Path) -> tuple[tuple[str, str], ...]:
@@ -120,7 +122,7 @@ def _fetch(url: str, commit: str, sub: str | None, ref: str | None, work: Path) 
     gitio.fetch_pinned(url, commit, checkout, ref)
     folder = sources.pick_folder(checkout, sub, url)
     manifest, warnings = sources.read_folder(folder)
-    return sources.Fetched(manifest, folder, sources.Pin(manifest.name, manifest.version, "git", ""), warnings)
+    return sources.Fetched(manifest, folder, Pin(manifest.name, manifest.version, "git", ""), warnings)
 
 
 def add(registry: Path, spec: str, sub: str | None = None) -> Published:

@@ -138,7 +138,8 @@ async def xcodebuild_list(container: Path) -> dict[str, Any] | None:
         data = json.loads(ran.stdout[ran.stdout.find("{"):])
     except ValueError:
         return {"error": "xcodebuild -list -json printed no JSON"}
-    return data.get("project") or data.get("workspace") or data
+    listed: dict[str, Any] = data.get("project") or data.get("workspace") or data
+    return listed
 
 
 

@@ -179,7 +179,7 @@ def _project_target(ctx: ToolContext) -> dict[str, Any]:
         for target in summary["targets"]:
             if target.get("product_type") == "application":
                 configs = target["configurations"]
-                settings = configs.get("Release") or next(iter(configs.values()), {})
+                settings: dict[str, Any] = configs.get("Release") or next(iter(configs.values()), {})
                 out = {k: str(v) for k, v in settings.items()}
                 if "CODE_SIGN_ENTITLEMENTS" in out:
                     out["CODE_SIGN_ENTITLEMENTS"] = str(Path(project.parent, out["CODE_SIGN_ENTITLEMENTS"]).relative_to(root))

@@ -153,10 +153,10 @@ class _Graph:
         dep = self.obj(ref, "PBXTargetDependency")
         if dep is None:
             return None
-        target = self.objects.get(dep.get("target"))
+        target = self.objects.get(dep.get("target") or "")
         if isinstance(target, dict):
             return str(target.get("name"))
-        product = self.objects.get(dep.get("productRef"))
+        product = self.objects.get(dep.get("productRef") or "")
         if isinstance(product, dict):
             return f"package product {product.get('productName')}"
         return str(dep.get("name") or dep.get("target") or "?")
@@ -177,7 +177,7 @@ class _Graph:
 
 
 def _merge(base: list[dict[str, Any]], conf: dict[str, Any]) -> dict[str, Any]:
-    inherited = next((b["settings"] for b in base if b["name"] == conf["name"]), {})
+    inherited: dict[str, Any] = next((b["settings"] for b in base if b["name"] == conf["name"]), {})
     return {"name": conf["name"], "settings": {**inherited, **conf["settings"]}}
 
 

@@ -49,7 +49,8 @@ def parse_plist(content: bytes, shown: str) -> dict[str, Any]:
 def summarize(plist: dict[str, Any], shown: str, now: dt.datetime | None = None) -> dict[str, Any]:
     """The fields that matter for signing, plus kind and expiry."""
     now = now or dt.datetime.now(dt.UTC)
-    entitlements = plist.get("Entitlements") if isinstance(plist.get("Entitlements"), dict) else {}
+    raw = plist.get("Entitlements")
+    entitlements: dict[str, Any] = raw if isinstance(raw, dict) else {}
     expires = _utc(plist.get("ExpirationDate"))
     devices = [str(d) for d in plist.get("ProvisionedDevices") or []]
     app_id = str(entitlements.get("application-identifier") or entitlements.get("com.apple.application-identifier") or "")

@@ -73,9 +73,9 @@ def _test_line(line: str, tests: dict[str, dict[str, Any]]) -> bool:
         return True
     if failure := XCTEST_FAILURE.match(line):
         short = failure["mac"] or failure["case"]
-        entry = next((t for t in reversed(tests.values()) if t["name"].endswith(f".{short}")), None)
-        if entry is not None:
-            entry["failures"].append({"file": failure["file"], "line": int(failure["line"]),
+        failed = next((t for t in reversed(tests.values()) if t["name"].endswith(f".{short}")), None)
+        if failed is not None:
+            failed["failures"].append({"file": failure["file"], "line": int(failure["line"]),
                                       "message": failure["message"]})
             return True
         return False

@@ -59,7 +59,8 @@ def diagnostic_of(raw: Any) -> Diagnostic | None:
     line, character = start.get("line"), start.get("character")
     if not isinstance(line, int) or not isinstance(character, int):
         return None
-    severity = SEVERITIES.get(raw.get("severity") if isinstance(raw.get("severity"), int) else 1, "error")
+    level = raw.get("severity")
+    severity = SEVERITIES.get(level if isinstance(level, int) else 1, "error")
     code = raw.get("code")
     return Diagnostic(line + 1, character + 1, severity, str(raw.get("message", ""))[:2000],
                       str(raw.get("source") or "")[:40], str(code)[:40] if code is not None else "")
@@ -121,8 +122,8 @@ class LanguageServer:
         if method == "textDocument/publishDiagnostics":
             self._publish(params)
         elif method == "workspace/configuration":
-            items = params.get("items") if isinstance(params.get("items"), list) else []
-            return [self._section(item) for item in items]
+            items = params.get("items")
+            return [self._section(item) for item in (items if isinstance(items, list) else [])]
         return None  # window/workDoneProgress/create, client/registerCapability, logs...
 
     def _section(self, item: Any) -> Any:

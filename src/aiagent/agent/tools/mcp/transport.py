@@ -17,7 +17,7 @@ import contextlib
 import json
 import math
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,7 +180,7 @@ async def stdio_transport(config: ServerConfig, *, env: Mapping[str, str], works
         write_send.close()
 
 
-async def _stop(running: Any, tasks: list[asyncio.Future[None]], grace: float = 1.0) -> None:
+async def _stop(running: Any, tasks: Sequence[asyncio.Future[None]], grace: float = 1.0) -> None:
     """Close the server's stdin, give it ``grace`` seconds, then kill its whole tree."""
 
     await end_gently(running, grace)

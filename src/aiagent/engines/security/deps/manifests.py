@@ -61,7 +61,7 @@ def range_floor(spec: str) -> str | None:
     if not spec or spec in {"*", "x", "latest", "next"} or ":" in spec or "/" in spec:
         return None
     try:
-        constraints = NpmVersionRange.from_native(spec).constraints
+        constraints = NpmVersionRange.from_native(spec).constraints  # type: ignore[no-untyped-call]  # univers: unannotated
     except Exception:  # univers raises several types for specs it cannot read
         return None
     floors = [c.version for c in constraints if c.comparator in {">=", "="}]
