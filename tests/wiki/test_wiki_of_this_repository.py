@@ -50,7 +50,7 @@ def _generate(base: Path, fmt: str) -> Path:
     """``aiagent wiki ROOT --format fmt --no-model`` with a home of its own."""
     home, out = base / f"home-{fmt}", base / fmt
     config = home / ".config" / "aiagent"
-    config.mkdir(parents=True)
+    config.mkdir(parents=True, exist_ok=True)  # (a skip before may have left it)
     args = ["--no-model"]
     if fmt == "mkdocs":
         args += ["--mermaid-js", str(need_mermaid_js())]
