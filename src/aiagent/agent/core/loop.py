@@ -223,9 +223,14 @@ class Agent:
         self.files = files
 
     def add_hooks(self, hooks: Hooks, *, first: bool = False,
-                  guard: Callable[[ApprovalPolicy], ApprovalPolicy] | None = None) -> None:
+                  guard: Callable[[ApprovalPolicy], ApprovalPolicy] | None = None,
+                  user: Any = None) -> None:
         """Add hooks after (or, ``first``, before) those already there; ``guard`` puts a policy
-        in front of the current approval policy (user hooks may deny before it is asked)."""
+        in front of the current approval policy (user hooks may deny before it is asked);
+        ``user``: the user's hooks they come from (:mod:`aiagent.agent.hooks`), kept for this
+        agent's ``task`` children (SubagentStop)."""
+        if user is not None:
+            self.user_hooks = user
         if guard is not None:
             self.approval = guard(self.approval)
         if first:

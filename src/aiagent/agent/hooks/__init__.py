@@ -43,6 +43,5 @@ def attach(agent: Any, settings: Settings, *, session_id: str, report: Any = Non
     fired.conversation = lambda: agent.conversation.messages
     fired.policy = policy
     guard = (lambda current: engine.HookApproval(current, fired)) if hooks.has("PreToolUse") else None
-    agent.add_hooks(fired.as_hooks(), guard=guard)
-    agent.user_hooks = fired  # a task child's end fires SubagentStop (aiagent.app.subagents)
+    agent.add_hooks(fired.as_hooks(), guard=guard, user=fired)  # (children: SubagentStop)
     return fired
