@@ -52,7 +52,7 @@ Pick = Callable[[list[bytes]], tuple[bytes, ...]]
 # what a template's shapes said of the words at its fixed places, then its watched ones
 FAILS, FITS, TEACHES = 0, 1, 2  # … they fit, and a watched place holds a shape new to it
 Probe = tuple[Pick, tuple[dict[bytes, str], ...], int, int, tuple[set[bytes], ...],
-              Pick, tuple[set[bytes], ...], dict[tuple[bytes, ...], int]]
+              Pick, tuple[set[bytes], ...], dict[bytes, int]]
 
 
 @dataclass(slots=True)
@@ -188,7 +188,7 @@ class TemplateMiner:
         for cluster in group:
             probe = cluster.probe or _probe(cluster, sim)
             picked = probe[0](shapes)  # (the shapes at its fixed places, then watched ones)
-            verdict = probe[7].get(picked)
+            verdict = probe[7].get(b" ".join(picked))  # (one hash: words have no space)
             if verdict is None:
                 verdict = _verdict(probe, picked)
             if verdict == FAILS:
@@ -549,7 +549,7 @@ def _verdict(probe: Probe, picked: tuple[bytes, ...]) -> int:
         verdict = TEACHES
     if len(verdicts) >= CACHE_LIMIT:
         verdicts.clear()
-    verdicts[picked] = verdict
+    verdicts[b" ".join(picked)] = verdict
     return verdict
 
 
