@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -51,7 +51,7 @@ def test_acp_sessions_are_listed_with_titles_and_filtered_by_cwd(tmp_path: Path)
             (second, project, "write the changelog"), (first, project, "fix the parser")]
         assert listed.next_cursor is None
         stamps = [datetime.fromisoformat(s.updated_at) for s in listed.sessions]
-        assert all(t.utcoffset() is not None and t.utcoffset().total_seconds() == 0 for t in stamps)
+        assert all(t.utcoffset() == timedelta(0) for t in stamps)
         assert stamps[0] >= stamps[1]
         assert [s.session_id for s in here.sessions] == [second, first]
         assert [s.session_id for s in dotted.sessions] == [second, first]  # resolved as stored
