@@ -91,3 +91,14 @@ def test_two_connections_see_each_other(tmp_path: Path) -> None:
     s = one.create("/w")
     one.append(s.id, 0, Message.user("hi"))
     assert two.messages(s.id) == [Message.user("hi")]
+
+
+def test_list_pages_with_an_offset(store: SessionStore) -> None:
+    made = [store.create("/w", title=str(n)).id for n in range(5)]
+    for n, sid in enumerate(made):
+        store.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (1000 + n, sid))
+    newest = made[::-1]
+    assert [s.id for s in store.list("/w", limit=2)] == newest[:2]
+    assert [s.id for s in store.list("/w", limit=2, offset=2)] == newest[2:4]
+    assert [s.id for s in store.list("/w", limit=2, offset=4)] == newest[4:]
+    assert store.list("/w", limit=2, offset=9) == []

@@ -26,7 +26,7 @@ from aiagent.app import Application
 from aiagent.contracts.events import ApprovalRequestEvent, DoneEvent, ErrorEvent, ToolResultEvent
 from aiagent.contracts.messages import ImageBlock
 from aiagent.contracts.providers import AuthError
-from aiagent.frontends.acp import modes, permissions
+from aiagent.frontends.acp import listing, modes, permissions
 from aiagent.frontends.acp.files import ClientFiles
 from aiagent.frontends.acp.replay import replay
 from aiagent.frontends.acp.terminal import (
@@ -91,6 +91,7 @@ class AcpServer:
                 prompt_capabilities=schema.PromptCapabilities(
                     image=True, audio=False, embedded_context=True),
                 mcp_capabilities=schema.McpCapabilities(http=True, sse=True),
+                session_capabilities=schema.SessionCapabilities(list=schema.SessionListCapabilities()),
             ),
             agent_info=schema.Implementation(name="aiagent", title="aiagent", version=__version__),
         )
@@ -117,6 +118,10 @@ class AcpServer:
         for update in replay(list(agent.conversation.messages), agent.tools):
             await self.conn.session_update(session_id=session_id, update=update)
         return schema.LoadSessionResponse(modes=modes.state(live.started.policy))
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
+                            **_: Any) -> schema.ListSessionsResponse:
+        return await asyncio.to_thread(listing.page, cwd, cursor)
 
     async def set_session_mode(self, mode_id: str, session_id: str,
                                **_: Any) -> schema.SetSessionModeResponse:
@@ -175,6 +180,7 @@ class AcpServer:
             raise RequestError.invalid_request(
                 {"details": "a prompt is already running in this session; cancel it first"})
         images = prompt_images(prompt, live.started.agent)
+        listing.name_session(live.started.session, prompt_text(prompt))
         live.running = True
         try:
             return await self._turn(live, session_id, prompt_text(prompt), images)

@@ -115,12 +115,15 @@ class SessionStore:
         ).fetchone()
         return SessionInfo.from_row(row) if row else None
 
-    def list(self, workspace: Path | str | None = None, limit: int = 50) -> list[SessionInfo]:
-        """A person's sessions (not subagents', see :meth:`children`), newest first."""
+    def list(self, workspace: Path | str | None = None, limit: int = 50,
+             offset: int = 0) -> list[SessionInfo]:
+        """A person's sessions (not subagents', see :meth:`children`), newest first;
+        ``offset``: how many of the newest to skip (a page further on)."""
         where, params = ("AND s.workspace = ?", [str(workspace)]) if workspace else ("", [])
         rows = self.conn.execute(
-            f"{_SELECT} WHERE s.agent = '' {where} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?",
-            (*params, limit),
+            f"{_SELECT} WHERE s.agent = '' {where}"
+            " ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ? OFFSET ?",
+            (*params, limit, max(offset, 0)),
         ).fetchall()
         return [SessionInfo.from_row(r) for r in rows]
 
