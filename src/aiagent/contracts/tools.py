@@ -11,7 +11,6 @@ raises is caught by the loop and reported to the model too. The registry of tool
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,15 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from aiagent.contracts.messages import ImagePart
 
 if TYPE_CHECKING:
+    import asyncio
+
     from aiagent.contracts.events import AgentEvent
+
+
+def _new_event() -> asyncio.Event:
+    import asyncio  # (when a tool runs: importing the contracts stays light)
+
+    return asyncio.Event()
 
 
 class ToolError(Exception):
@@ -179,7 +186,7 @@ class ToolContext:
     workspace: Path
     call_id: str = ""
     emit: Callable[[AgentEvent], None] = lambda _event: None
-    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    cancel: asyncio.Event = field(default_factory=_new_event)
     settings: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)
     allow_outside_workspace: bool = False
