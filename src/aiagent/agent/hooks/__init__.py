@@ -23,6 +23,7 @@ def attach(agent: Any, settings: Settings, *, session_id: str, report: Any = Non
     """Fire the configured hooks at ``agent``'s events; None when none may run. Raises a
     one-line ConfigError for a bad matcher or a malformed Claude settings file."""
     from aiagent.agent.hooks import config, engine
+    from aiagent.agent.hooks.transcript import Transcript
     from aiagent.infra.config import paths
 
     hooks = config.load(settings)
@@ -41,6 +42,8 @@ def attach(agent: Any, settings: Settings, *, session_id: str, report: Any = Non
         permission_mode=str(getattr(policy, "mode", "default")))
     fired = engine.UserHooks(hooks, facts, say)
     fired.conversation = lambda: agent.conversation.messages
+    fired.transcript = Transcript(paths.data_dir(settings.env) / "transcripts", session_id,
+                                  settings.workspace)
     fired.policy = policy
     guard = (lambda current: engine.HookApproval(current, fired)) if hooks.has("PreToolUse") else None
     agent.add_hooks(fired.as_hooks(), guard=guard, user=fired)  # (children: SubagentStop)

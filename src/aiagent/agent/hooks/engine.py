@@ -35,6 +35,7 @@ from typing import Any
 from aiagent.agent.hooks import reply as replies
 from aiagent.agent.hooks.config import TOOL_EVENTS, HookSet, HookSpec, aliases_of
 from aiagent.agent.hooks.reply import Reply
+from aiagent.agent.hooks.transcript import Transcript
 from aiagent.contracts.approval import Decision
 from aiagent.contracts.hooks import GoOn, Hooks, HookVerdict, ToolCall
 from aiagent.contracts.messages import Message, TextBlock
@@ -74,6 +75,7 @@ class UserHooks:
         self.conversation: Callable[[], list[Message]] = list
         self.policy: Any = None  # the approval policy: its mode now is the payload's permission_mode
         self.saved: Callable[[Message], None] | None = None  # stores a prompt changed here again
+        self.transcript: Transcript | None = None  # the conversation as transcript_path's file
         #: id(args) -> (tool, args, allow | ask) of each call between its PreToolUse and its
         #: approval (several at once: task children run side by side); args kept: ids unique
         self._marks: dict[int, tuple[str, Any, str]] = {}
@@ -104,9 +106,17 @@ class UserHooks:
 
     def payload(self, spec: HookSpec, extra: Mapping[str, Any]) -> dict[str, Any]:
         """Claude Code's payload: the common fields, then the event's own."""
+        path = ""
+        if self.transcript is not None:  # (what a hook reads there is the conversation so far)
+            try:
+                path = self.transcript.update(self.conversation())
+            except OSError as exc:
+                self.report(f"transcript {self.transcript.path}: {exc.strerror or exc}; "
+                            "hooks get an empty transcript_path")
+                self.transcript = None
         data: dict[str, Any] = {
             "session_id": self.facts.session_id,
-            "transcript_path": "",  # aiagent keeps sessions in a database, not a JSONL file
+            "transcript_path": path,
             "cwd": str(self.facts.cwd),
             "permission_mode": str(getattr(self.policy, "mode", self.facts.permission_mode)),
             "hook_event_name": spec.event,
