@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.agent_eval.evalkit import result_rows
 
 from aiagent.infra import sandbox
 from aiagent.testing import FakeLLM, ToolCall, Turn
@@ -67,22 +67,13 @@ def run_harness(env: dict[str, str], out: Path, *args: str, tasks: Path = EXERCI
                            *args], env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def _rows(out: Path) -> dict[str, dict[str, Any]]:
-    db = sqlite3.connect(out / "results.sqlite")
-    db.row_factory = sqlite3.Row
-    try:
-        return {row["key"]: dict(row) for row in db.execute("SELECT * FROM result")}
-    finally:
-        db.close()
-
-
 def test_known_good_solutions_score_100_percent(fake_env, tmp_path: Path) -> None:
     with FakeLLM(responder=oracle) as fake:
         proc = run_harness(fake_env(fake), tmp_path / "out")
         requests = fake.requests
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "pass rate: 4/4", proc.stdout + proc.stderr
-    rows = _rows(tmp_path / "out")
+    rows = result_rows(tmp_path / "out")
     assert set(rows) == {"python/leap", "python/run-length", "python/two-fer", "tasks/count-lines"}
     assert all(r["passed"] == 1 and r["attempts"] == 1 and r["turns"] == 2 for r in rows.values())
     assert all(r["input_tokens"] > 0 for r in rows.values())
@@ -102,7 +93,7 @@ def test_a_model_that_answers_nothing_scores_zero(fake_env, tmp_path: Path) -> N
         asked = len(fake.requests)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "pass rate: 0/4"
-    rows = _rows(tmp_path / "out")
+    rows = result_rows(tmp_path / "out")
     assert all(r["passed"] == 0 and r["attempts"] == 2 for r in rows.values())
     assert asked == 8  # two attempts per task
 
@@ -127,7 +118,7 @@ def test_second_attempt_sees_the_failing_tests(fake_env, tmp_path: Path) -> None
         proc = run_harness(fake_env(fake), tmp_path / "out", tasks=tmp_path / "tasks")
         sent = fake.requests
     assert proc.stdout.strip().splitlines()[-1] == "pass rate: 1/1", proc.stdout + proc.stderr
-    row = _rows(tmp_path / "out")["python/leap"]
+    row = result_rows(tmp_path / "out")["python/leap"]
     assert row["attempts"] == 2 and row["passed"] == 1
     assert "assert not is_leap(1900)" in prompts[1]  # pytest's report of the failing assertion
     # the second attempt continues the first one's session: the first prompt is in its history

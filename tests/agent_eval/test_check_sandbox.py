@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from test_agent_eval import SCRIPT, oracle, run_harness
+from tests.agent_eval.evalkit import result_rows
 
 from aiagent.infra import sandbox
 from aiagent.testing import FakeLLM, Turn
@@ -75,15 +76,6 @@ def _task(root: Path, name: str, script: str) -> Path:
     return root
 
 
-def _rows(out: Path) -> dict[str, dict[str, object]]:
-    db = sqlite3.connect(out / "results.sqlite")
-    db.row_factory = sqlite3.Row
-    try:
-        return {row["key"]: dict(row) for row in db.execute("SELECT * FROM result")}
-    finally:
-        db.close()
-
-
 def _silent(body: dict[str, object]) -> Turn:
     return Turn(text="")
 
@@ -109,7 +101,7 @@ def test_a_hostile_check_writes_only_in_its_work_folder(fake_env: Callable[[Fake
     assert proc.stdout.strip().splitlines()[-1] == "pass rate: 1/1", proc.stdout + proc.stderr
     assert (tmp_path / "out" / "work" / "tasks" / "hostile" / "inside.txt").read_text() == "ran\n"
     home_file = Path(env["HOME"]) / "pwned.txt"
-    row = _rows(tmp_path / "out")["tasks/hostile"]
+    row = result_rows(tmp_path / "out")["tasks/hostile"]
     if way == "unsandboxed":  # the control: the same check, unconfined, does all of it
         assert outside.exists() and home_file.exists() and accepted
         assert row["checks"] == "unsandboxed (--unsandboxed-checks)"
@@ -185,7 +177,7 @@ def test_without_a_sandbox_the_run_refuses_unless_told(fake_env: Callable[[FakeL
     assert asked == 0 and not created
     assert told.returncode == 0, told.stderr
     assert told.stdout.strip().splitlines()[-2:] == ["checks: unsandboxed (--unsandboxed-checks)", "pass rate: 1/1"]
-    assert [r["checks"] for r in _rows(tmp_path / "out").values()] == ["unsandboxed (--unsandboxed-checks)"]
+    assert [r["checks"] for r in result_rows(tmp_path / "out").values()] == ["unsandboxed (--unsandboxed-checks)"]
 
 
 def test_an_older_results_file_says_its_checks_ran_unsandboxed(tmp_path: Path,

@@ -9,27 +9,17 @@ from pathlib import Path
 
 import pytest
 from ci_helpers import ActionCase
-from review_helpers import FakeGitHub, FakeGitLab, Recorder
-
-
-def _serve(server: Recorder) -> Iterator[Recorder]:
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+from review_helpers import FakeGitHub, FakeGitLab, Recorder, served
 
 
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
-    yield from _serve(FakeGitHub())  # type: ignore[misc]
+    yield from served(FakeGitHub())  # type: ignore[misc]
 
 
 @pytest.fixture
 def gitlab() -> Iterator[FakeGitLab]:
-    yield from _serve(FakeGitLab())  # type: ignore[misc]
+    yield from served(FakeGitLab())  # type: ignore[misc]
 
 
 @pytest.fixture

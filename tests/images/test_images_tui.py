@@ -7,18 +7,15 @@ sentence stays text (nothing attached silently)."""
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
 from tests.images.imagefiles import b64, write_image
 from tests.tui.lineapp import run_app
-from tests.tui.tmuxdriver import Tmux, available, llm_env
+from tests.tui.tmuxdriver import Tmux, available, llm_env, ui_environment
 
 from aiagent.frontends.tui.images import PastedImages, image_paths, leading_image_paths
 from aiagent.testing import FakeLLM, Turn
-
-PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "VIRTUAL_ENV")
 
 
 @pytest.fixture
@@ -30,14 +27,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    (home / ".config").mkdir(parents=True)
-    found = {k: os.environ[k] for k in PASS_THROUGH if k in os.environ}
-    found.setdefault("LANG", "C.UTF-8")
-    found.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-                 XDG_DATA_HOME=str(home / ".local/share"), TERM="xterm-256color", SHELL="/bin/sh",
-                 AIAGENT_NO_HISTORY="1")
-    return found
+    return {**ui_environment(tmp_path / "home"), "AIAGENT_NO_HISTORY": "1"}
 
 
 def _line_mode(lines: list[str], env: dict[str, str], project: Path,

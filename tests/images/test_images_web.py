@@ -6,20 +6,15 @@ control sends a file with the message, and a pasted image is attached too."""
 from __future__ import annotations
 
 import base64
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.images.imagefiles import b64, image_bytes, write_image
-from tests.web.serving import Served, sse_events, start_server
+from tests.web.serving import Served, chromium, served_page, sse_events, start_server
 
 from aiagent.testing import Turn
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
 
 
 @pytest.fixture(scope="module")
@@ -75,21 +70,8 @@ def test_api_refuses_a_bad_image_and_runs_nothing(served: Served, image: Any, wh
 
 @pytest.fixture(scope="module")
 def page(served: Served) -> Iterator[Any]:
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.skip("needs chromium: apt-get install chromium (.ci/run installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (test extra)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{served.base}/#token={served.token}")
-        page.wait_for_selector("#workspace:not(:empty)")
+    with chromium() as browser, served_page(browser, served) as page:
         yield page
-        browser.close()
-        assert not errors, errors
 
 
 def test_page_attach_control_sends_the_file(page: Any, served: Served, tmp_path: Path) -> None:

@@ -3,14 +3,11 @@ environment for the real ``aiagent`` (own HOME and XDG folders, FakeLLM's addres
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tmuxdriver import Tmux, available
-
-PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "VIRTUAL_ENV")
+from tmuxdriver import Tmux, available, ui_environment
 
 
 @pytest.fixture
@@ -33,11 +30,4 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def ui_env(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    (home / ".config").mkdir(parents=True)
-    env = {k: os.environ[k] for k in PASS_THROUGH if k in os.environ}
-    env.setdefault("LANG", "C.UTF-8")
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-               XDG_DATA_HOME=str(home / ".local/share"), TERM="xterm-256color",
-               SHELL="/bin/sh")
-    return env
+    return ui_environment(tmp_path / "home")

@@ -6,6 +6,7 @@ text literally, ``wait_for`` polls the screen and scrollback until a text shows 
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
@@ -17,6 +18,21 @@ from typing import Any
 
 AIAGENT = str(Path(sys.executable).with_name("aiagent"))
 EXIT_MARK = "__AIAGENT_EXIT="
+
+
+PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "VIRTUAL_ENV")
+
+
+def ui_environment(home: Path) -> dict[str, str]:
+    """The environment of the real ``aiagent`` with its own HOME and XDG folders under
+    ``home`` (made here) and a terminal."""
+    (home / ".config").mkdir(parents=True)
+    env = {k: os.environ[k] for k in PASS_THROUGH if k in os.environ}
+    env.setdefault("LANG", "C.UTF-8")
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
+               XDG_DATA_HOME=str(home / ".local/share"), TERM="xterm-256color",
+               SHELL="/bin/sh")
+    return env
 
 
 def llm_env(env: dict[str, str], fake: Any) -> dict[str, str]:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,3 +160,42 @@ def processes_with(marker: str, cwd: Path | None = None) -> list[str]:
         if marker in text:
             found.append(text)
     return found
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's (.ci/run installs it); never a browser download
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Headless Chromium driven by Playwright; the test is skipped, saying why, without it."""
+    import shutil
+
+    import pytest
+
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.skip("needs chromium: apt-get install chromium (.ci/run installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (test extra)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
+def served_page(browser: Any, served: Served) -> Iterator[Any]:
+    """The page of ``served``, signed in and drawn; no script error may have happened on it
+    by the end."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{served.base}/#token={served.token}")
+    page.wait_for_selector("#workspace:not(:empty)")
+    yield page
+    context.close()
+    assert not errors, errors

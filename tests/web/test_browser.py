@@ -7,7 +7,6 @@ Screenshots go to ``$AIAGENT_TEST_ARTIFACTS/web`` (default: a temporary folder),
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from itertools import combinations
@@ -15,13 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.web.serving import Served, start_server
+from tests.web.serving import Served, chromium, served_page, start_server
 
 from aiagent.testing import ToolCall, Turn
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
 CONTROLS = "button, textarea, input, select, summary, a[href]"
 WIDTHS = (320, 360, 768, 1280, 1920)
 
@@ -50,27 +46,14 @@ def artifacts() -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.skip("needs chromium: apt-get install chromium (.ci/run installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (test extra)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")
 def page(browser: Any, served: Served) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{served.base}/#token={served.token}")
-    page.wait_for_selector("#workspace:not(:empty)")
-    yield page
-    context.close()
-    assert not errors, errors
+    with served_page(browser, served) as page:
+        yield page
 
 
 def test_send_stream_approve_and_markdown_is_escaped(page: Any, served: Served) -> None:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from review_helpers import BASE_APP, FEATURE_APP, FakeGitHub, FakeGitLab, Recorder, git
+from review_helpers import BASE_APP, FEATURE_APP, FakeGitHub, FakeGitLab, git, served
 
 
 @pytest.fixture(scope="session")
@@ -33,21 +32,11 @@ def repo(repo_template: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(repo_template, tmp_path / "repo", symlinks=True))
 
 
-def _serve(server: Recorder) -> Iterator[Recorder]:
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
-    yield from _serve(FakeGitHub())
+    yield from served(FakeGitHub())
 
 
 @pytest.fixture
 def gitlab() -> Iterator[FakeGitLab]:
-    yield from _serve(FakeGitLab())
+    yield from served(FakeGitLab())

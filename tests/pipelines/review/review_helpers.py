@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,17 @@ class Recorder(ThreadingHTTPServer):
 
     def answer(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         raise NotImplementedError
+
+
+def served(server: Recorder) -> Iterator[Recorder]:
+    """``server`` answering on a thread while the caller (a fixture) is suspended."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -219,6 +219,7 @@ class Analyzer:
         quick = self.parser.quick_block(whole, len(keys)) if whole is not None else None
         if quick is not None:  # (the usual case: every line new, in the header format)
             name, n = self.parser.headers.format.name, len(keys)  # type: ignore[union-attr]
+            # (no line text needed: quick_block gives no empty or over-long message)
             return self._mined(range(n), [], [ev.LINE] * n, quick, [name] * n, [BLANK_INFO] * n)
         # many new shapes: whether none has a fatal hint, known for all at once
         self.parser.no_fatal = len(new) > 256 and self.rules.fatal_hint.absent_bytes(block)

@@ -129,21 +129,14 @@ class LineParser:
         shapes: list[bytes | None] = []
         if found is None:
             found = list(map(fmt.quick.match, lines)) if fmt is not None else [None] * len(lines)
-        if fmt is None or not self._has_level or not self.no_fatal:
-            for line, m in zip(lines, found, strict=True):
-                message, level, shape, name = self.quick_headed(line, m)
-                messages.append(message)
-                levels.append(level)
-                shapes.append(shape)
-                if formats is not None:
-                    formats.append(name)
-            return messages, levels, shapes
-        named, quick, fmt_name = self._named, self.quick_headed, fmt.name
+        fast = fmt is not None and self._has_level and self.no_fatal
+        named, quick = self._named, self.quick_headed
+        fmt_name = fmt.name if fmt is not None else ""
         for line, m in zip(lines, found, strict=True):
-            if m is not None:
+            if fast and m is not None:
                 message, field = m.group("msg", "level")
                 known = named.get(field)
-                if known is not None:
+                if known is not None:  # (the usual case: the level field's level)
                     messages.append(message)
                     levels.append(known)
                     shapes.append(message.encode("utf-8", "surrogatepass").translate(DIGITS))
